@@ -1,0 +1,46 @@
+# Helpers shared by kacc's CMake files.
+
+set(KACC_REQUIRE_BACKEND "" CACHE STRING
+    "Fail configuration unless Kokkos has this backend (Serial, OpenMP, Threads, CUDA, HIP, SYCL)")
+
+# Refuse a Kokkos that is too old or lacks the backend asked for, with a message that says what to do.
+function(kacc_check_kokkos)
+  if(Kokkos_VERSION VERSION_LESS 3.4)
+    message(FATAL_ERROR "kacc needs Kokkos 3.4 or newer; found ${Kokkos_VERSION} at ${Kokkos_DIR}. "
+                        "Point Kokkos_ROOT at a newer one, or run scripts/kacc-bootstrap.")
+  endif()
+  if(KACC_REQUIRE_BACKEND)
+    string(TOUPPER "${KACC_REQUIRE_BACKEND}" backend)
+    if(NOT Kokkos_ENABLE_${backend} AND NOT "${backend}" IN_LIST Kokkos_DEVICES)
+      message(FATAL_ERROR "kacc: KACC_REQUIRE_BACKEND=${KACC_REQUIRE_BACKEND} but the Kokkos at "
+                          "${Kokkos_DIR} was built with: ${Kokkos_DEVICES}. Rebuild Kokkos with "
+                          "-DKokkos_ENABLE_${backend}=ON or point Kokkos_ROOT at one that has it.")
+    endif()
+  endif()
+  message(STATUS "kacc: Kokkos ${Kokkos_VERSION} (${Kokkos_DEVICES}) from ${Kokkos_DIR}")
+endfunction()
+
+# MPFR (+ GMP) as an imported target, for exact references in tests and perf_tests.
+function(kacc_find_mpfr)
+  if(TARGET kacc::mpfr)
+    return()
+  endif()
+  find_path(MPFR_INCLUDE_DIR mpfr.h)
+  find_library(MPFR_LIBRARY mpfr)
+  find_library(GMP_LIBRARY gmp)
+  if(MPFR_INCLUDE_DIR AND MPFR_LIBRARY AND GMP_LIBRARY)
+    add_library(kacc::mpfr INTERFACE IMPORTED GLOBAL)
+    target_include_directories(kacc::mpfr INTERFACE ${MPFR_INCLUDE_DIR})
+    target_link_libraries(kacc::mpfr INTERFACE ${MPFR_LIBRARY} ${GMP_LIBRARY})
+    set(KACC_MPFR_FOUND TRUE PARENT_SCOPE)
+  else()
+    set(KACC_MPFR_FOUND FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Fail with a message that names the option and the missing dependency.
+function(kacc_require option what found hint)
+  if(NOT ${found})
+    message(FATAL_ERROR "${option} is ON but ${what} was not found. ${hint}")
+  endif()
+endfunction()

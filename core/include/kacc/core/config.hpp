@@ -1,0 +1,73 @@
+#pragma once
+/// @file
+/// The one place where kacc adapts to the Kokkos version and the compiler: math
+/// functions, bit casts, and the host/device split. Everything else includes this.
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#define KACC_KOKKOS_VERSION_AT_LEAST(major, minor) (KOKKOS_VERSION >= ((major)*10000 + (minor)*100))
+
+// Kokkos 5 builds View on mdspan unless the legacy View is kept.
+#if KACC_KOKKOS_VERSION_AT_LEAST(4, 7) && !defined(KOKKOS_ENABLE_IMPL_VIEW_LEGACY)
+#define KACC_KOKKOS_MDSPAN_VIEW 1
+#else
+#define KACC_KOKKOS_MDSPAN_VIEW 0
+#endif
+
+// Device compilation passes: host-only intrinsics must stay out of these.
+#if defined(__CUDA_ARCH__)
+#define KACC_DEVICE_CUDA 1
+#elif defined(__HIP_DEVICE_COMPILE__)
+#define KACC_DEVICE_HIP 1
+#elif defined(__SYCL_DEVICE_ONLY__)
+#define KACC_DEVICE_SYCL 1
+#endif
+#if defined(KACC_DEVICE_CUDA) || defined(KACC_DEVICE_HIP) || defined(KACC_DEVICE_SYCL)
+#define KACC_DEVICE_PASS 1
+#endif
+
+// Lets an empty scale member of a proxy take no room; compilers without it just pad.
+#if defined(__has_cpp_attribute)
+#if __has_cpp_attribute(no_unique_address) && !defined(__CUDACC__) && !defined(_MSC_VER)
+#define KACC_NO_UNIQUE_ADDRESS [[no_unique_address]]
+#endif
+#endif
+#ifndef KACC_NO_UNIQUE_ADDRESS
+#define KACC_NO_UNIQUE_ADDRESS
+#endif
+
+namespace kacc {
+namespace math {
+
+#if KACC_KOKKOS_VERSION_AT_LEAST(4, 0)
+using Kokkos::fabs;
+using Kokkos::isfinite;
+using Kokkos::isinf;
+using Kokkos::isnan;
+using Kokkos::sqrt;
+#else
+using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::isfinite;
+using Kokkos::Experimental::isinf;
+using Kokkos::Experimental::isnan;
+using Kokkos::Experimental::sqrt;
+#endif
+
+}  // namespace math
+
+/// Reinterprets the bits of a trivially copyable value; usable in kernels.
+template <class To, class From>
+KOKKOS_INLINE_FUNCTION To bit_cast(const From& from) {
+  static_assert(sizeof(To) == sizeof(From), "bit_cast needs types of equal size");
+  static_assert(std::is_trivially_copyable<To>::value && std::is_trivially_copyable<From>::value,
+                "bit_cast needs trivially copyable types");
+  To to;
+  memcpy(&to, &from, sizeof(To));
+  return to;
+}
+
+}  // namespace kacc

@@ -1,0 +1,39 @@
+#pragma once
+/// @file
+/// kacc::float_format<ExponentBits, MantissaBits>: an IEEE-like format of any width up
+/// to 32 bits in the smallest unsigned container that holds it, e.g. a truncated-mantissa
+/// float (`float_format<8, 15>`, 24 bits in 32) or an fp16 with a wider range
+/// (`float_format<6, 9>`). Conversion is the integer reference codec, so it works in every
+/// execution space; it also shows how a format plugs into kacc (see format_traits.hpp).
+
+#include <kacc/core/ieee_codec.hpp>
+
+namespace kacc {
+
+template <int ExponentBits, int MantissaBits>
+struct float_format {
+  using codec = detail::ieee_codec<ExponentBits, MantissaBits>;
+  static_assert(codec::width <= 32, "float_format holds at most 32 bits");
+  using container_type =
+      std::conditional_t<(codec::width <= 8), std::uint8_t,
+                         std::conditional_t<(codec::width <= 16), std::uint16_t, std::uint32_t>>;
+  container_type bits;
+
+  float_format() = default;
+  KOKKOS_INLINE_FUNCTION explicit float_format(double value)
+      : bits(static_cast<container_type>(codec::encode(value))) {}
+  KOKKOS_INLINE_FUNCTION explicit float_format(float value)
+      : float_format(static_cast<double>(value)) {}
+  KOKKOS_INLINE_FUNCTION explicit operator double() const { return codec::decode(bits); }
+  /// Exact when the format fits in float (ExponentBits <= 8, MantissaBits <= 23).
+  KOKKOS_INLINE_FUNCTION explicit operator float() const {
+    return static_cast<float>(codec::decode(bits));
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr float_format from_bits(container_type b) {
+    float_format f{};
+    f.bits = b;
+    return f;
+  }
+};
+
+}  // namespace kacc

@@ -1,0 +1,201 @@
+#pragma once
+/// @file
+/// Storage formats and how a value moves between a format and the arithmetic type.
+///
+/// Adding a format is one specialisation of `kacc::format_traits<Format>` with:
+///   - `storage_type`: what one entry is in memory (trivially copyable);
+///   - `is_scaled`: whether entries carry a per-vector/per-column scale (see scaled<>);
+///   - `decode<T>(storage_type[, T scale])`: the value as arithmetic type T;
+///   - `encode<T>(T[, T scale])`: round a value of type T to storage, IEEE overflow;
+///   - `max_value()`: largest finite value as double (for the saturating policy);
+///   - `name()`: a short name for kernel labels and reports.
+/// No kernel changes: kernels see formats only through kacc::View.
+
+#include <kacc/core/float_format.hpp>
+#include <kacc/core/half.hpp>
+
+#include <cfloat>
+#include <limits>
+
+namespace kacc {
+
+/// What a write does with a value beyond the format's finite range.
+namespace overflow {
+/// IEEE: round to infinity (the default).
+struct ieee {};
+/// Clamp to the largest finite value of matching sign, infinities included; NaN stays
+/// NaN (the "auto-adaptive rounding" of Haidar et al. 2020). Integer formats always
+/// saturate because they have no infinity.
+struct saturate {};
+}  // namespace overflow
+
+/// View property naming the storage format: `kacc::View<double*, kacc::StoredAs<kacc::fp16>>`.
+template <class Format, class OverflowPolicy = overflow::ieee>
+struct StoredAs {
+  using format = Format;
+  using overflow_policy = OverflowPolicy;
+};
+
+/// Integer storage with one scale per vector (rank 1) or per column (the last index for
+/// rank >= 2): value = integer * scale. `kacc::deep_copy` into such a view picks the
+/// scales so the largest magnitude maps to the largest integer; writes round to the
+/// nearest integer and saturate; NaN is stored as 0 (integers have no NaN).
+template <class Integer>
+struct scaled {
+  static_assert(std::is_integral<Integer>::value && std::is_signed<Integer>::value,
+                "scaled<> needs a signed integer type");
+  using integer_type = Integer;
+};
+
+template <class Format, class = void>
+struct format_traits;  // specialise this to add a format
+
+template <>
+struct format_traits<double> {
+  using storage_type = double;
+  static constexpr bool is_scaled = false;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T decode(double s) {
+    return static_cast<T>(s);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static double encode(T v) {
+    return static_cast<double>(v);
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return DBL_MAX; }
+  static constexpr const char* name() { return "fp64"; }
+};
+
+template <>
+struct format_traits<float> {
+  using storage_type = float;
+  static constexpr bool is_scaled = false;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T decode(float s) {
+    return static_cast<T>(s);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static float encode(T v) {
+    return static_cast<float>(v);
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return FLT_MAX; }
+  static constexpr const char* name() { return "fp32"; }
+};
+
+namespace detail {
+// Shared by the 2-byte and float_format types: they convert through explicit
+// constructors and conversion operators.
+template <class Format, class Derived>
+struct class_format_traits {
+  using storage_type = Format;
+  static constexpr bool is_scaled = false;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T decode(Format s) {
+    return static_cast<T>(s);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static Format encode(T v) {
+    return Format(v);
+  }
+};
+}  // namespace detail
+
+template <>
+struct format_traits<fp16> : detail::class_format_traits<fp16, format_traits<fp16>> {
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return 65504.0; }
+  static constexpr const char* name() { return "fp16"; }
+};
+
+template <>
+struct format_traits<bf16> : detail::class_format_traits<bf16, format_traits<bf16>> {
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return 3.3895313892515355e38; }
+  static constexpr const char* name() { return "bf16"; }
+};
+
+template <int E, int M>
+struct format_traits<float_format<E, M>>
+    : detail::class_format_traits<float_format<E, M>, format_traits<float_format<E, M>>> {
+  KOKKOS_INLINE_FUNCTION static double max_value() {
+    return float_format<E, M>::codec::decode(float_format<E, M>::codec::max_finite_bits);
+  }
+  static constexpr const char* name() { return "float_format"; }
+};
+
+template <class Integer>
+struct format_traits<scaled<Integer>> {
+  using storage_type = Integer;
+  static constexpr bool is_scaled = true;
+  static constexpr Integer largest = std::numeric_limits<Integer>::max();
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T decode(Integer s, T scale) {
+    return static_cast<T>(s) * scale;
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static Integer encode(T v, T scale) {
+    // Symmetric range [-largest, largest]; comparisons written so NaN lands on 0.
+    const T q = v * (T(1) / scale);
+    if (q >= T(largest)) return largest;
+    if (q <= -T(largest)) return static_cast<Integer>(-largest);
+    if (!(q == q)) return 0;
+    return static_cast<Integer>(q < T(0) ? q - T(0.5) : q + T(0.5));
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() {
+    return static_cast<double>(largest);
+  }
+  static constexpr const char* name() {
+    return sizeof(Integer) == 1   ? "int8s"
+           : sizeof(Integer) == 2 ? "int16s"
+           : sizeof(Integer) == 4 ? "int32s"
+                                  : "int64s";
+  }
+};
+
+/// The short name of a format ("fp64", "fp16", "int16s", ...), for labels and reports.
+template <class Format>
+constexpr const char* format_name() {
+  return format_traits<Format>::name();
+}
+
+/// True for the types that have format_traits (kacc's own formats, float and double).
+template <class T, class = void>
+struct is_format : std::false_type {};
+template <class T>
+struct is_format<T, std::void_t<typename format_traits<T>::storage_type>> : std::true_type {};
+template <class T>
+inline constexpr bool is_format_v = is_format<T>::value;
+
+namespace detail {
+
+/// Stand-in for the scale of formats that have none; costs no storage in a proxy.
+struct no_scale {};
+
+template <class Format, class T>
+using scale_t = std::conditional_t<format_traits<Format>::is_scaled, T, no_scale>;
+
+template <class T, class Format, class Scale>
+KOKKOS_INLINE_FUNCTION T load(const typename format_traits<Format>::storage_type& s, Scale scale) {
+  if constexpr (format_traits<Format>::is_scaled) {
+    return format_traits<Format>::template decode<T>(s, scale);
+  } else {
+    (void)scale;
+    return format_traits<Format>::template decode<T>(s);
+  }
+}
+
+template <class Format, class Policy, class T, class Scale>
+KOKKOS_INLINE_FUNCTION typename format_traits<Format>::storage_type store_value(T v, Scale scale) {
+  using traits = format_traits<Format>;
+  if constexpr (traits::is_scaled) {
+    return traits::template encode<T>(v, scale);
+  } else {
+    (void)scale;
+    if constexpr (std::is_same<Policy, overflow::saturate>::value) {
+      const T largest = static_cast<T>(traits::max_value());
+      v = v > largest ? largest : (v < -largest ? -largest : v);
+    }
+    return traits::template encode<T>(v);
+  }
+}
+
+}  // namespace detail
+}  // namespace kacc

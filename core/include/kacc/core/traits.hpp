@@ -1,0 +1,59 @@
+#pragma once
+/// @file
+/// Traits that work for kacc views and plain Kokkos Views alike, so kernels are written
+/// once: `arithmetic_t<V>` (the type entries compute in), `storage_t<V>` (the format they
+/// are stored in), `is_view_v<V>` (either kind of view), `is_kacc_view_v<V>`.
+
+#include <kacc/core/view.hpp>
+
+namespace kacc {
+
+template <class T>
+struct is_kacc_view : std::false_type {};
+template <class D, class... P>
+struct is_kacc_view<View<D, P...>> : std::true_type {};
+template <class T>
+inline constexpr bool is_kacc_view_v = is_kacc_view<std::remove_cv_t<T>>::value;
+
+template <class T>
+inline constexpr bool is_view_v = is_kacc_view_v<T> || Kokkos::is_view<std::remove_cv_t<T>>::value;
+
+namespace detail {
+template <class V, bool = is_kacc_view_v<V>>
+struct view_formats {
+  using arithmetic_type = typename V::arithmetic_type;
+  using format_type = typename V::format_type;
+};
+// A plain View of a kacc 2-byte or custom format computes in float.
+template <class V>
+struct view_formats<V, false> {
+  using value_type = typename V::non_const_value_type;
+  using arithmetic_type =
+      std::conditional_t<std::is_arithmetic<value_type>::value, value_type, float>;
+  using format_type = value_type;
+};
+}  // namespace detail
+
+template <class V>
+using arithmetic_t = typename detail::view_formats<std::remove_cv_t<V>>::arithmetic_type;
+template <class V>
+using storage_t = typename detail::view_formats<std::remove_cv_t<V>>::format_type;
+
+/// Bytes one entry of V occupies in memory (scales of scaled views not counted).
+template <class V>
+constexpr std::size_t bytes_per_entry() {
+  return sizeof(typename format_traits<storage_t<V>>::storage_type);
+}
+
+/// The common arithmetic type of several views (fp64 when any of them computes in fp64).
+template <class... V>
+using common_arithmetic_t = std::common_type_t<arithmetic_t<V>...>;
+
+/// kacc::View type over the Kokkos View type KV, computing in Arithmetic.
+template <class KV, class Arithmetic, class Format = typename KV::non_const_value_type,
+          class Policy = overflow::ieee>
+using view_over_t =
+    View<detail::replace_value_t<typename KV::data_type, Arithmetic>, typename KV::array_layout,
+         typename KV::device_type, typename KV::memory_traits, StoredAs<Format, Policy>>;
+
+}  // namespace kacc

@@ -1,0 +1,304 @@
+#pragma once
+/// @file
+/// Free functions on kacc views, in the shape of their Kokkos counterparts: make_view
+/// (wrap existing storage), subview, create_mirror_view and the converting deep_copy.
+
+#include <kacc/core/traits.hpp>
+
+#include <sstream>
+
+namespace kacc {
+
+/// Wraps an existing Kokkos View as a kacc view computing in Arithmetic; no copy.
+/// `make_view<double>(float_view)` reads and writes the floats as doubles.
+template <class Arithmetic, class Format = void, class Policy = overflow::ieee, class... KP>
+auto make_view(const Kokkos::View<KP...>& storage) {
+  using KV = Kokkos::View<KP...>;
+  using F =
+      std::conditional_t<std::is_void<Format>::value, typename KV::non_const_value_type, Format>;
+  static_assert(std::is_same<typename format_traits<F>::storage_type,
+                             typename KV::non_const_value_type>::value,
+                "make_view: the View's value type must be the format's storage type");
+  return view_over_t<KV, Arithmetic, F, Policy>(storage);
+}
+
+/// Wraps integer storage with its scales as a scaled view; no copy.
+template <class Arithmetic, class Format, class... KP, class... SP>
+auto make_view(const Kokkos::View<KP...>& storage, const Kokkos::View<SP...>& scales) {
+  using KV = Kokkos::View<KP...>;
+  using V = view_over_t<KV, Arithmetic, Format>;
+  static_assert(V::is_scaled, "make_view with scales needs a scaled format");
+  const std::size_t stride = V::rank == 1 ? 0 : 1;
+  const std::size_t needed = V::rank == 1 ? 1 : storage.extent(V::rank - 1);
+  if (scales.extent(0) < needed) {
+    throw std::invalid_argument("kacc::make_view: scales has extent " +
+                                std::to_string(scales.extent(0)) + " but the storage needs " +
+                                std::to_string(needed));
+  }
+  return V(storage, typename V::scale_view_type(scales), stride);
+}
+
+namespace detail {
+template <class Arg>
+struct index_range {
+  static constexpr bool is_index = std::is_integral<Arg>::value;
+  static constexpr bool is_all = false;
+};
+template <>
+struct index_range<Kokkos::Impl::ALL_t> {
+  static constexpr bool is_index = false;
+  static constexpr bool is_all = true;
+};
+
+template <class Arg>
+std::pair<std::size_t, std::size_t> range_of(const Arg& arg) {
+  if constexpr (std::is_integral<Arg>::value) {
+    return {static_cast<std::size_t>(arg), static_cast<std::size_t>(arg) + 1};
+  } else {
+    return {static_cast<std::size_t>(arg.first), static_cast<std::size_t>(arg.second)};
+  }
+}
+
+template <class... Args>
+decltype(auto) last_argument(const Args&... args) {
+  return std::get<sizeof...(Args) - 1>(std::forward_as_tuple(args...));
+}
+}  // namespace detail
+
+/// A subview that is still a kacc view; arguments as for Kokkos::subview.
+template <class D, class... P, class... Args>
+auto subview(const View<D, P...>& v, const Args&... args) {
+  using V = View<D, P...>;
+  auto storage = Kokkos::subview(v.storage(), args...);
+  using R = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
+                        typename V::overflow_policy>;
+  if constexpr (!V::is_scaled) {
+    return R(storage);
+  } else {
+    // The scale follows the last dimension: picking one index of it fixes the scale.
+    using Last = std::decay_t<decltype(detail::last_argument(args...))>;
+    const auto& state = v.scale_state();
+    if constexpr (detail::index_range<Last>::is_all) {
+      return R(storage, state.scales, state.stride);
+    } else {
+      if (state.stride == 0) return R(storage, state.scales, 0);
+      const auto range = detail::range_of(detail::last_argument(args...));
+      auto scales = Kokkos::subview(
+          state.scales, Kokkos::pair<std::size_t, std::size_t>(range.first, range.second));
+      return R(storage, typename R::scale_view_type(scales),
+               detail::index_range<Last>::is_index ? 0 : 1);
+    }
+  }
+}
+
+/// A host-accessible kacc view of the same shape and format (v itself when already host).
+template <class D, class... P>
+auto create_mirror_view(const View<D, P...>& v) {
+  using V = View<D, P...>;
+  auto storage = Kokkos::create_mirror_view(v.storage());
+  using R = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
+                        typename V::overflow_policy>;
+  if constexpr (!V::is_scaled) {
+    return R(storage);
+  } else {
+    auto scales = Kokkos::create_mirror_view(v.scales());
+    return R(storage, typename R::scale_view_type(scales), v.scale_state().stride);
+  }
+}
+
+namespace detail {
+
+template <class V>
+std::string extents_string(const V& v) {
+  std::ostringstream out;
+  out << '(';
+  for (unsigned r = 0; r < static_cast<unsigned>(V::rank); ++r)
+    out << (r ? ", " : "") << v.extent(r);
+  out << ')';
+  return out.str();
+}
+
+template <class V>
+using element_value_t = typename V::non_const_value_type;
+
+// Runs f(i...) over every index of a rank-1..3 view shape in exec.
+template <unsigned Rank, class Exec, class Shape, class F>
+void for_each_index(const std::string& label, const Exec& exec, const Shape& shape, const F& f) {
+  if constexpr (Rank == 1) {
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, 0, shape.extent(0)), f);
+  } else if constexpr (Rank == 2) {
+    Kokkos::parallel_for(label,
+                         Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>(
+                             exec, {0, 0}, {shape.extent(0), shape.extent(1)}),
+                         f);
+  } else {
+    static_assert(Rank == 3, "kacc views of rank 1 to 3 are supported");
+    Kokkos::parallel_for(label,
+                         Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3>>(
+                             exec, {0, 0, 0}, {shape.extent(0), shape.extent(1), shape.extent(2)}),
+                         f);
+  }
+}
+
+// Sets the scales of dst so each scale slot's largest magnitude in src maps to the
+// largest integer. All-zero slots get scale 1; non-finite data throws.
+template <class Exec, class Dst, class Src>
+void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
+  using T = arithmetic_t<Dst>;
+  using traits = format_traits<storage_t<Dst>>;
+  constexpr unsigned rank = Dst::rank;
+  const auto& state = dst.scale_state();
+  auto scales = state.scales;
+  const T largest = static_cast<T>(traits::max_value());
+  const T inf = std::numeric_limits<T>::infinity();
+  auto magnitude = [=] KOKKOS_FUNCTION(T x) { return math::isfinite(x) ? math::fabs(x) : inf; };
+  if (state.stride == 0) {
+    T maxabs = 0;
+    if constexpr (rank == 1) {
+      Kokkos::parallel_reduce(
+          "kacc::deep_copy::scale", Kokkos::RangePolicy<Exec>(exec, 0, src.extent(0)),
+          KOKKOS_LAMBDA(std::size_t i, T & m) {
+            const T a = magnitude(convert<T>(src(i)));
+            m = a > m ? a : m;
+          },
+          Kokkos::Max<T>(maxabs));
+    } else {
+      Kokkos::parallel_reduce(
+          "kacc::deep_copy::scale", Kokkos::RangePolicy<Exec>(exec, 0, src.extent(rank - 1)),
+          KOKKOS_LAMBDA(std::size_t k, T & m) {
+            for (std::size_t i = 0; i < src.extent(0); ++i) {
+              if constexpr (rank == 2) {
+                const T a = magnitude(convert<T>(src(i, k)));
+                m = a > m ? a : m;
+              } else {
+                for (std::size_t j = 0; j < src.extent(1); ++j) {
+                  const T a = magnitude(convert<T>(src(i, j, k)));
+                  m = a > m ? a : m;
+                }
+              }
+            }
+          },
+          Kokkos::Max<T>(maxabs));
+    }
+    if (!(maxabs < inf))
+      throw std::invalid_argument(
+          "kacc::deep_copy: the source holds a non-finite value; scaled formats store finite "
+          "values only");
+    Kokkos::deep_copy(exec, Kokkos::subview(scales, 0), maxabs > 0 ? maxabs / largest : T(1));
+  } else {
+    Kokkos::parallel_for(
+        "kacc::deep_copy::scales", Kokkos::RangePolicy<Exec>(exec, 0, src.extent(rank - 1)),
+        KOKKOS_LAMBDA(std::size_t k) {
+          T m = 0;
+          for (std::size_t i = 0; i < src.extent(0); ++i) {
+            if constexpr (rank == 2) {
+              const T a = magnitude(convert<T>(src(i, k)));
+              m = a > m ? a : m;
+            } else {
+              for (std::size_t j = 0; j < src.extent(1); ++j) {
+                const T a = magnitude(convert<T>(src(i, j, k)));
+                m = a > m ? a : m;
+              }
+            }
+          }
+          scales(k) = m == inf ? inf : (m > 0 ? m / largest : T(1));
+        });
+    T worst = 0;
+    Kokkos::parallel_reduce(
+        "kacc::deep_copy::check_scales", Kokkos::RangePolicy<Exec>(exec, 0, src.extent(rank - 1)),
+        KOKKOS_LAMBDA(std::size_t k, T & m) { m = scales(k) > m ? scales(k) : m; },
+        Kokkos::Max<T>(worst));
+    if (!(worst < inf))
+      throw std::invalid_argument(
+          "kacc::deep_copy: the source holds a non-finite value; scaled formats store finite "
+          "values only");
+  }
+}
+
+template <class V>
+auto storage_of(const V& v) {
+  if constexpr (is_kacc_view_v<V>) {
+    return v.storage();
+  } else {
+    return v;
+  }
+}
+
+}  // namespace detail
+
+/// Copies src into dst, converting each entry from src's format to dst's, in parallel in
+/// exec. Either side may be a kacc view or a plain Kokkos View, in any layout; src may
+/// live in another memory space (it is mirrored first). A scaled dst gets its scales from
+/// the data. Extents must match (std::invalid_argument otherwise).
+template <class Exec, class Dst, class Src>
+void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
+  static_assert(is_view_v<Dst> && is_view_v<Src>, "kacc::deep_copy copies views");
+  static_assert(Dst::rank == Src::rank, "kacc::deep_copy: dst and src must have the same rank");
+  for (unsigned r = 0; r < static_cast<unsigned>(Dst::rank); ++r) {
+    if (dst.extent(r) != src.extent(r)) {
+      throw std::invalid_argument("kacc::deep_copy: extents of dst " + detail::extents_string(dst) +
+                                  " and src " + detail::extents_string(src) + " differ");
+    }
+  }
+  if (dst.size() == 0) return;
+  using DstStorage = decltype(detail::storage_of(dst));
+  using SrcStorage = decltype(detail::storage_of(src));
+  constexpr bool dst_scaled = format_traits<storage_t<Dst>>::is_scaled;
+  constexpr bool src_scaled = format_traits<storage_t<Src>>::is_scaled;
+  constexpr bool same_storage =
+      std::is_same<typename DstStorage::non_const_value_type,
+                   typename SrcStorage::non_const_value_type>::value &&
+      std::is_same<typename DstStorage::array_layout, typename SrcStorage::array_layout>::value &&
+      std::is_same<storage_t<Dst>, storage_t<Src>>::value;
+  if constexpr (same_storage && !dst_scaled) {
+    if (dst.span_is_contiguous() && src.span_is_contiguous()) {
+      Kokkos::deep_copy(exec, detail::storage_of(dst), detail::storage_of(src));
+      return;
+    }
+  }
+  if constexpr (same_storage && dst_scaled && src_scaled) {
+    if (dst.span_is_contiguous() && src.span_is_contiguous() &&
+        dst.scale_state().stride == src.scale_state().stride &&
+        dst.scales().extent(0) == src.scales().extent(0)) {
+      Kokkos::deep_copy(exec, dst.storage(), src.storage());
+      Kokkos::deep_copy(exec, dst.scales(), src.scales());
+      return;
+    }
+  }
+  using DstMemory = typename Dst::memory_space;
+  static_assert(Kokkos::SpaceAccessibility<Exec, DstMemory>::accessible,
+                "kacc::deep_copy: dst must be accessible from the execution space");
+  if constexpr (!Kokkos::SpaceAccessibility<Exec, typename Src::memory_space>::accessible) {
+    // Bring src over in its own format first: the conversion then runs where dst lives.
+    if constexpr (is_kacc_view_v<Src>) {
+      auto storage = Kokkos::create_mirror_view_and_copy(DstMemory(), src.storage());
+      using M = view_over_t<decltype(storage), arithmetic_t<Src>, storage_t<Src>>;
+      if constexpr (src_scaled) {
+        auto scales = Kokkos::create_mirror_view_and_copy(DstMemory(), src.scales());
+        deep_copy(exec, dst,
+                  M(storage, typename M::scale_view_type(scales), src.scale_state().stride));
+      } else {
+        deep_copy(exec, dst, M(storage));
+      }
+    } else {
+      deep_copy(exec, dst, Kokkos::create_mirror_view_and_copy(DstMemory(), src));
+    }
+  } else {
+    if constexpr (dst_scaled) detail::choose_scales(exec, dst, src);
+    using T = detail::element_value_t<Dst>;
+    detail::for_each_index<Dst::rank>(
+        std::string("kacc::deep_copy[") + format_name<storage_t<Src>>() + "->" +
+            format_name<storage_t<Dst>>() + "]",
+        exec, dst, KOKKOS_LAMBDA(const auto... i) { dst(i...) = convert<T>(src(i...)); });
+  }
+}
+
+/// deep_copy in dst's default execution space instance, fenced.
+template <class Dst, class Src>
+void deep_copy(const Dst& dst, const Src& src) {
+  using Exec = typename Dst::execution_space;
+  deep_copy(Exec(), dst, src);
+  Exec().fence();
+}
+
+}  // namespace kacc

@@ -1,0 +1,34 @@
+# Shared helpers for kacc's scripts. Sourced, never run.
+# shellcheck shell=bash
+
+KACC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+KACC_DEPS_DIR="${KACC_DEPS_DIR:-$HOME/.cache/kacc/deps}"
+# Bump when the way dependencies are built changes, so stale caches are not reused.
+KACC_DEPS_REVISION=1
+KACC_KOKKOS_VERSION=3.4.01
+KACC_TRILINOS_SOURCE=trilinos
+KACC_TRILINOS_VERSION=13.2.0
+
+kacc_say() { printf '[kacc] %s\n' "$*" >&2; }
+kacc_die() {
+  printf '[kacc] error: %s\n' "$*" >&2
+  exit 1
+}
+
+kacc_jobs() { nproc 2>/dev/null || echo 2; }
+
+# Prefix of the cached Kokkos + Kokkos Kernels build for a backend set (openmp|hip).
+kacc_deps_prefix() {
+  echo "$KACC_DEPS_DIR/kokkos-${KACC_KOKKOS_VERSION}-$1-r${KACC_DEPS_REVISION}"
+}
+
+# True when the user already points CMake at a Kokkos (as Spack and modules do).
+kacc_user_has_kokkos() {
+  [ -n "${Kokkos_ROOT:-}" ] && return 0
+  [ -n "${Kokkos_DIR:-}" ] && return 0
+  local p
+  for p in ${CMAKE_PREFIX_PATH//:/ }; do
+    if ls "$p"/lib*/cmake/Kokkos/KokkosConfig.cmake >/dev/null 2>&1; then return 0; fi
+  done
+  return 1
+}
