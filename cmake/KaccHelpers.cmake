@@ -23,6 +23,7 @@ endfunction()
 # MPFR (+ GMP) as an imported target, for exact references in tests and perf_tests.
 function(kacc_find_mpfr)
   if(TARGET kacc::mpfr)
+    set(KACC_MPFR_FOUND TRUE PARENT_SCOPE)
     return()
   endif()
   find_path(MPFR_INCLUDE_DIR mpfr.h)

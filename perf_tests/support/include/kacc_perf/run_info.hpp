@@ -1,0 +1,146 @@
+#pragma once
+// Options every perf program shares, and the description of the machine and build that
+// goes into each result folder's JSON.
+#include <kacc/version.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <unistd.h>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#ifndef KACC_GIT_REVISION
+#define KACC_GIT_REVISION "unknown"
+#endif
+#ifndef KACC_CXX_FLAGS
+#define KACC_CXX_FLAGS ""
+#endif
+
+namespace kacc_perf {
+
+enum class level { quick, standard, full };
+
+inline const char* level_name(level l) {
+  return l == level::quick ? "quick" : l == level::full ? "full" : "standard";
+}
+
+struct options {
+  level run_level = level::standard;
+  std::string out_dir = ".";
+};
+
+/// Takes --quick, --full and --out DIR out of argv; the rest stays for the program.
+inline options parse_options(int& argc, char** argv) {
+  options o;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) {
+      o.run_level = level::quick;
+    } else if (!std::strcmp(argv[i], "--full")) {
+      o.run_level = level::full;
+    } else if (!std::strcmp(argv[i], "--out")) {
+      if (i + 1 >= argc) throw std::invalid_argument("--out needs a directory");
+      o.out_dir = argv[++i];
+    } else if (!std::strncmp(argv[i], "--out=", 6)) {
+      o.out_dir = argv[i] + 6;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return o;
+}
+
+inline std::string read_first_match(const char* path, const char* key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  }
+  return "";
+}
+
+inline std::string cpu_model() {
+  const std::string m = read_first_match("/proc/cpuinfo", "model name");
+  return m.empty() ? "unknown" : m;
+}
+
+/// Size of the last-level cache in bytes (0 if unknown).
+inline std::size_t last_level_cache_bytes() {
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) return static_cast<std::size_t>(l3);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 > 0) return static_cast<std::size_t>(l2);
+#endif
+  return 0;
+}
+
+inline std::string json_escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    r += c;
+  }
+  return r;
+}
+
+/// JSON object describing machine, Kokkos and build, plus the program's own entries
+/// (values are written as JSON strings unless they start with a digit, '-', '[' or '{').
+inline std::string run_json(const std::string& program,
+                            const std::map<std::string, std::string>& extra = {}) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  std::ostringstream devices;
+  Kokkos::print_configuration(devices, false);
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  std::map<std::string, std::string> fields = {
+      {"program", program},
+      {"host", host},
+      {"cpu", cpu_model()},
+      {"execution_space", Exec::name()},
+      {"concurrency", std::to_string(Exec().concurrency())},
+      {"kokkos_version", std::to_string(KOKKOS_VERSION / 10000) + "." +
+                             std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                             std::to_string(KOKKOS_VERSION % 100)},
+      {"kokkos_configuration", devices.str()},
+      {"compiler", __VERSION__},
+      {"cxx_flags", KACC_CXX_FLAGS},
+      {"kacc_version", KACC_VERSION_STRING},
+      {"git_revision", KACC_GIT_REVISION},
+      {"last_level_cache_bytes", std::to_string(last_level_cache_bytes())},
+  };
+  for (const auto& [k, v] : extra) fields[k] = v;
+  std::ostringstream out;
+  out << "{\n";
+  bool first = true;
+  for (const auto& [k, v] : fields) {
+    const bool raw = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-' ||
+                                    v[0] == '[' || v[0] == '{');
+    out << (first ? "" : ",\n") << "  \"" << json_escape(k)
+        << "\": " << (raw ? v : "\"" + json_escape(v) + "\"");
+    first = false;
+  }
+  out << "\n}\n";
+  return out.str();
+}
+
+inline void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << text;
+}
+
+}  // namespace kacc_perf

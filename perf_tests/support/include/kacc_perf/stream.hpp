@@ -1,0 +1,76 @@
+#pragma once
+// STREAM-like bandwidth of an execution space, measured in the same run as the kernels
+// it is compared with: read (sum), copy and triad over arrays well past the last-level
+// cache, first-touch initialised in parallel, repetitions interleaved, median and best.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace kacc_perf {
+
+struct stream_result {
+  double read_gbs = 0, copy_gbs = 0, triad_gbs = 0;              // medians
+  double read_gbs_max = 0, copy_gbs_max = 0, triad_gbs_max = 0;  // best repetition
+  std::size_t bytes_per_array = 0;
+};
+
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+template <class Exec = Kokkos::DefaultExecutionSpace>
+stream_result measure_stream(std::size_t bytes_per_array, int repetitions = 10) {
+  using View = Kokkos::View<double*, typename Exec::memory_space>;
+  const std::size_t n = bytes_per_array / sizeof(double);
+  View a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream_a"), n);
+  View b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream_b"), n);
+  View c(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream_c"), n);
+  const Kokkos::RangePolicy<Exec> all(0, n);
+  Kokkos::parallel_for(
+      "kacc_perf::stream_init", all, KOKKOS_LAMBDA(std::size_t i) {
+        a(i) = 1.0;
+        b(i) = 2.0;
+        c(i) = 0.0;
+      });
+  Kokkos::fence();
+  std::vector<double> read, copy, triad;
+  const double bytes = static_cast<double>(n * sizeof(double));
+  for (int r = -1; r < repetitions; ++r) {  // r = -1 warms up
+    Kokkos::Timer t;
+    double sum = 0;
+    Kokkos::parallel_reduce(
+        "kacc_perf::stream_read", all, KOKKOS_LAMBDA(std::size_t i, double& s) { s += a(i); }, sum);
+    Kokkos::fence();
+    const double t_read = t.seconds();
+    t.reset();
+    Kokkos::parallel_for(
+        "kacc_perf::stream_copy", all, KOKKOS_LAMBDA(std::size_t i) { c(i) = a(i); });
+    Kokkos::fence();
+    const double t_copy = t.seconds();
+    t.reset();
+    Kokkos::parallel_for(
+        "kacc_perf::stream_triad", all, KOKKOS_LAMBDA(std::size_t i) { a(i) = b(i) + 3.0 * c(i); });
+    Kokkos::fence();
+    const double t_triad = t.seconds();
+    if (r < 0 || sum < 0) continue;
+    read.push_back(bytes / t_read * 1e-9);
+    copy.push_back(2 * bytes / t_copy * 1e-9);
+    triad.push_back(3 * bytes / t_triad * 1e-9);
+  }
+  stream_result res;
+  res.bytes_per_array = n * sizeof(double);
+  res.read_gbs = median(read);
+  res.copy_gbs = median(copy);
+  res.triad_gbs = median(triad);
+  res.read_gbs_max = *std::max_element(read.begin(), read.end());
+  res.copy_gbs_max = *std::max_element(copy.begin(), copy.end());
+  res.triad_gbs_max = *std::max_element(triad.begin(), triad.end());
+  return res;
+}
+
+}  // namespace kacc_perf
