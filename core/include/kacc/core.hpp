@@ -4,6 +4,7 @@
 
 #include <kacc/core/config.hpp>
 #include <kacc/core/format_traits.hpp>
+#include <kacc/core/mdspan_accessor.hpp>
 #include <kacc/core/reference.hpp>
 #include <kacc/core/traits.hpp>
 #include <kacc/core/view.hpp>

@@ -44,8 +44,10 @@ struct index_range {
   static constexpr bool is_index = std::is_integral<Arg>::value;
   static constexpr bool is_all = false;
 };
+// Kokkos::ALL's type moved from Kokkos::Impl to Kokkos in 4.x; decltype finds it in both.
+using all_t = std::decay_t<decltype(Kokkos::ALL)>;
 template <>
-struct index_range<Kokkos::Impl::ALL_t> {
+struct index_range<all_t> {
   static constexpr bool is_index = false;
   static constexpr bool is_all = true;
 };
