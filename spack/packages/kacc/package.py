@@ -1,0 +1,107 @@
+# Spack recipe for kacc. Use it from a clone of kacc:
+#
+#   spack repo add ./spack
+#   spack install kacc                        # Kokkos with its default (Serial) backend
+#   spack install kacc +openmp                # ... with OpenMP
+#   spack install kacc +cuda cuda_arch=80     # Kokkos +cuda +cuda_lambda for sm_80
+#   spack install kacc +rocm amdgpu_target=gfx90a
+#
+# To build your working copy instead of the git repository:
+#   spack develop --path $PWD kacc@main && spack install kacc@main
+
+from spack.package import *
+
+
+class Kacc(CMakePackage, CudaPackage, ROCmPackage):
+    """Mixed-precision accessor kernels for Kokkos: data stored compact (fp32, fp16,
+    bf16, scaled integers) and computed in fp64, through views that convert in
+    registers. Header-only; BLAS and sparse kernels for memory-bound workloads."""
+
+    homepage = "https://github.com/kacc-project/kacc"
+    git = "https://github.com/kacc-project/kacc.git"
+
+    version("main", branch="main")
+    version("0.1.0", branch="main", preferred=True)
+
+    # kacc relies on Kokkos for its backends, as Kokkos Kernels and ArborX do: the
+    # backend variants below only request them from Kokkos.
+    variant("openmp", default=False, description="Require the Kokkos OpenMP backend")
+    variant(
+        "kokkoskernels",
+        default=True,
+        description="Kokkos Kernels interop (CrsMatrix conversion) and peer benchmarks",
+    )
+    variant("tests", default=False, description="Build the unit tests (GoogleTest, MPFR)")
+    variant(
+        "perf_tests",
+        default=False,
+        description="Build perf_tests and the roofline (Google Benchmark, fmt, MPFR, OpenBLAS)",
+    )
+    variant("examples", default=False, description="Build the example programs")
+
+    depends_on("cmake@3.16:", type="build")
+
+    depends_on("kokkos@3.4:")
+    depends_on("kokkos+openmp", when="+openmp")
+    depends_on("kokkos-kernels@3.4:", when="+kokkoskernels")
+
+    # kacc is C++17; Spack's Kokkos 3.x packages default to C++14.
+    conflicts("^kokkos cxxstd=11", msg="kacc needs a Kokkos built with C++17 or newer")
+    conflicts("^kokkos cxxstd=14", msg="kacc needs a Kokkos built with C++17 or newer")
+
+    # CUDA: kacc's kernels are KOKKOS_LAMBDAs, so Kokkos needs cuda_lambda, and the
+    # architecture kacc is asked for is the one Kokkos is built for.
+    depends_on("kokkos+cuda+cuda_lambda", when="+cuda")
+    depends_on("kokkos-kernels+cuda", when="+cuda+kokkoskernels")
+    for _arch in CudaPackage.cuda_arch_values:
+        depends_on(
+            "kokkos+cuda cuda_arch={0}".format(_arch), when="+cuda cuda_arch={0}".format(_arch)
+        )
+    conflicts("+cuda", when="cuda_arch=none", msg="give a cuda_arch, e.g. cuda_arch=80")
+
+    # ROCm: Kokkos' HIP backend, for the AMD GPU targets kacc is asked for.
+    depends_on("kokkos+rocm", when="+rocm")
+    for _target in ROCmPackage.amdgpu_targets:
+        depends_on(
+            "kokkos+rocm amdgpu_target={0}".format(_target),
+            when="+rocm amdgpu_target={0}".format(_target),
+        )
+    conflicts("+rocm", when="amdgpu_target=none", msg="give an amdgpu_target, e.g. gfx90a")
+    conflicts("+cuda", when="+rocm", msg="Kokkos builds one device backend at a time")
+
+    # Test and benchmark programs only; the library itself needs nothing but Kokkos.
+    depends_on("googletest", when="+tests")
+    depends_on("mpfr", when="+tests")
+    depends_on("mpfr", when="+perf_tests")
+    depends_on("benchmark", when="+perf_tests")
+    depends_on("fmt", when="+perf_tests")
+    depends_on("openblas", when="+perf_tests")
+
+    def cmake_args(self):
+        spec = self.spec
+        args = [
+            self.define("Kokkos_ROOT", spec["kokkos"].prefix),
+            self.define_from_variant("KACC_ENABLE_KOKKOSKERNELS", "kokkoskernels"),
+            self.define_from_variant("KACC_ENABLE_TESTS", "tests"),
+            self.define_from_variant("KACC_ENABLE_PERF_TESTS", "perf_tests"),
+            self.define_from_variant("KACC_ENABLE_EXAMPLES", "examples"),
+            # Spack passes the flags for spec.target; -march=native would tie kacc's
+            # own programs to the build host.
+            self.define("KACC_ENABLE_NATIVE", False),
+        ]
+        if spec.satisfies("+kokkoskernels"):
+            args.append(self.define("KokkosKernels_ROOT", spec["kokkos-kernels"].prefix))
+
+        # Compile with the compiler Kokkos wants (nvcc_wrapper for CUDA, hipcc for HIP),
+        # and fail at configure time if Kokkos lacks the backend asked for.
+        if spec.satisfies("^kokkos+rocm"):
+            args.append(self.define("CMAKE_CXX_COMPILER", spec["hip"].hipcc))
+        else:
+            args.append(self.define("CMAKE_CXX_COMPILER", spec["kokkos"].kokkos_cxx))
+        if spec.satisfies("+cuda"):
+            args.append(self.define("KACC_REQUIRE_BACKEND", "CUDA"))
+        elif spec.satisfies("+rocm"):
+            args.append(self.define("KACC_REQUIRE_BACKEND", "HIP"))
+        elif spec.satisfies("+openmp"):
+            args.append(self.define("KACC_REQUIRE_BACKEND", "OpenMP"))
+        return args
