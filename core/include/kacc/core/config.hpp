@@ -48,12 +48,14 @@ using Kokkos::fabs;
 using Kokkos::isfinite;
 using Kokkos::isinf;
 using Kokkos::isnan;
+using Kokkos::nearbyint;
 using Kokkos::sqrt;
 #else
 using Kokkos::Experimental::fabs;
 using Kokkos::Experimental::isfinite;
 using Kokkos::Experimental::isinf;
 using Kokkos::Experimental::isnan;
+using Kokkos::Experimental::nearbyint;
 using Kokkos::Experimental::sqrt;
 #endif
 

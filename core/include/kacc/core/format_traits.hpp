@@ -132,12 +132,13 @@ struct format_traits<scaled<Integer>> {
   }
   template <class T>
   KOKKOS_INLINE_FUNCTION static Integer encode(T v, T scale) {
-    // Symmetric range [-largest, largest]; comparisons written so NaN lands on 0.
-    const T q = v * (T(1) / scale);
-    if (q >= T(largest)) return largest;
-    if (q <= -T(largest)) return static_cast<Integer>(-largest);
-    if (!(q == q)) return 0;
-    return static_cast<Integer>(q < T(0) ? q - T(0.5) : q + T(0.5));
+    // Symmetric range [-largest, largest], NaN to 0, ties to even; selects rather than
+    // branches so loops over it vectorise.
+    T q = v * (T(1) / scale);
+    q = q == q ? q : T(0);
+    q = q > T(largest) ? T(largest) : q;
+    q = q < -T(largest) ? -T(largest) : q;
+    return static_cast<Integer>(math::nearbyint(q));
   }
   KOKKOS_INLINE_FUNCTION static constexpr double max_value() {
     return static_cast<double>(largest);

@@ -3,20 +3,14 @@
 /// kacc::fp16 (IEEE binary16) and kacc::bf16 (bfloat16): 2-byte, trivially copyable
 /// storage types. kacc carries its own because on host backends Kokkos' half_t is a
 /// 4-byte float. Conversions round to nearest even, directly from double (no double
-/// rounding through float), and use hardware conversion where the compiler offers it
-/// (CUDA intrinsics, `_Float16` with F16C on x86, HIP's native half) with results
-/// identical, bit for bit, to the integer reference in ieee_codec.hpp.
+/// rounding through float: round-to-odd first), with CUDA's conversion intrinsics on
+/// NVIDIA devices and vectorisable bit manipulation elsewhere; results are identical,
+/// bit for bit, to the integer reference in ieee_codec.hpp and to x86's F16C.
 
 #include <kacc/core/ieee_codec.hpp>
 
 #if defined(__CUDACC__)
 #include <cuda_fp16.h>
-#endif
-
-// _Float16 where the compiler has it natively (GCC >= 12 and Clang on x86 and AMDGPU);
-// nvcc's front end is left out because its host pass does not accept it everywhere.
-#if defined(__FLT16_MANT_DIG__) && !defined(__CUDACC__) && !defined(KACC_NO_FLOAT16)
-#define KACC_HAVE_FLOAT16 1
 #endif
 
 namespace kacc {
@@ -25,23 +19,54 @@ namespace detail {
 using binary16_codec = ieee_codec<5, 10>;
 using bfloat16_codec = ieee_codec<8, 7>;
 
+// Branch-free binary16 <-> float on the bits: compilers vectorise loops over these
+// (GCC 12 lowers _Float16 conversions to scalar library calls). Results equal the
+// hardware's and the reference codec's, NaN payloads included.
+KOKKOS_INLINE_FUNCTION std::uint16_t binary16_from_float_bits(float value) {
+  const std::uint32_t u = kacc::bit_cast<std::uint32_t>(value);
+  const std::uint32_t sign = (u >> 16) & 0x8000u;
+  const std::uint32_t a = u & 0x7fffffffu;
+  // Subnormal results: adding 0.5 makes the FPU round the mantissa (to nearest even)
+  // into the low bits of a float whose exponent is then subtracted away.
+  const float tiny = kacc::bit_cast<float>(a) + 0.5f;
+  const std::uint32_t subnormal = kacc::bit_cast<std::uint32_t>(tiny) - 0x3f000000u;
+  // Normal results: rebias the exponent and round to nearest even on bit 13.
+  const std::uint32_t normal = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;
+  const std::uint32_t nan = 0x7e00u | ((a >> 13) & 0x3ffu);
+  std::uint32_t h = a < 0x38800000u ? subnormal : normal;
+  h = a >= 0x477ff000u ? 0x7c00u : h;  // rounds to infinity
+  h = a > 0x7f800000u ? nan : h;
+  return static_cast<std::uint16_t>(sign | h);
+}
+
+KOKKOS_INLINE_FUNCTION float binary16_to_float_bits(std::uint16_t bits) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
+  const std::uint32_t em = bits & 0x7fffu;
+  const std::uint32_t shifted = em << 13;
+  const std::uint32_t exponent = shifted & 0x0f800000u;
+  const std::uint32_t normal = shifted + 0x38000000u;  // rebias 15 -> 127
+  // Inf/NaN: exponent 255; NaNs come out quiet, as from F16C and the reference codec.
+  const std::uint32_t special = (shifted + 0x70000000u) | (em > 0x7c00u ? 0x00400000u : 0u);
+  const float subnormal =
+      kacc::bit_cast<float>(shifted + 0x38800000u) - 6.103515625e-05f;  // minus 2^-14
+  std::uint32_t f = exponent == 0x0f800000u ? special : normal;
+  f = exponent == 0 ? kacc::bit_cast<std::uint32_t>(subnormal) : f;
+  return kacc::bit_cast<float>(sign | f);
+}
+
 KOKKOS_INLINE_FUNCTION std::uint16_t binary16_from_float(float value) {
 #if defined(KACC_DEVICE_CUDA)
   return __half_as_ushort(__float2half_rn(value));
-#elif defined(KACC_HAVE_FLOAT16)
-  return kacc::bit_cast<std::uint16_t>(static_cast<_Float16>(value));
 #else
-  return static_cast<std::uint16_t>(binary16_codec::encode(static_cast<double>(value)));
+  return binary16_from_float_bits(value);
 #endif
 }
 
 KOKKOS_INLINE_FUNCTION float binary16_to_float(std::uint16_t bits) {
 #if defined(KACC_DEVICE_CUDA)
   return __half2float(__ushort_as_half(bits));
-#elif defined(KACC_HAVE_FLOAT16)
-  return static_cast<float>(kacc::bit_cast<_Float16>(bits));
 #else
-  return static_cast<float>(binary16_codec::decode(bits));
+  return binary16_to_float_bits(bits);
 #endif
 }
 

@@ -82,14 +82,13 @@ struct ieee_codec {
 /// rounded to nearest into a format of at most 22 significant bits gives the same
 /// result as rounding the double directly: no double rounding (Boldo & Melquiond).
 KOKKOS_INLINE_FUNCTION float round_to_odd_float(double value) {
-  float rounded = static_cast<float>(value);
+  // Written with selects, not branches, so loops over it vectorise.
+  const float rounded = static_cast<float>(value);
   const double back = static_cast<double>(rounded);
-  if (back != value && value == value) {
-    std::uint32_t bits = kacc::bit_cast<std::uint32_t>(rounded);
-    if (math::fabs(back) > math::fabs(value)) --bits;  // went away from zero: step back
-    rounded = kacc::bit_cast<float>(bits | 1u);
-  }
-  return rounded;
+  const bool inexact = back != value;  // also true for NaN, whose payload bits survive
+  const bool away = inexact && math::fabs(back) > math::fabs(value);
+  const std::uint32_t bits = kacc::bit_cast<std::uint32_t>(rounded) - (away ? 1u : 0u);
+  return kacc::bit_cast<float>(bits | (inexact ? 1u : 0u));
 }
 
 }  // namespace kacc::detail
