@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Writes a SYNTHETIC result folder in the perf programs' formats, to test the report generator
+and perf_tests/check_report.py without running any benchmark. The numbers come from a toy
+bandwidth model and mean nothing; every JSON says "synthetic_fixture": true.
+
+  make_report_fixture.py OUTDIR [--omit roofline,blas,spmv] [--omit-file NAME]... [--bad-json]
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import random
+
+BYTES = {"fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2, "int16s": 2}
+BW = 12e9  # toy read bandwidth, bytes/s
+PEAK = {"fp64": 40e9, "fp32": 80e9}
+EPS = {"fp64": 1.1e-16, "fp32": 6e-8, "fp16": 4.9e-4, "bf16": 3.9e-3, "int16s": 3e-5}
+
+
+def write(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def run_json(program, bad):
+    d = {"program": program, "synthetic_fixture": True, "host": "fixture", "cpu": "Toy CPU",
+         "execution_space": "OpenMP", "concurrency": 2, "kokkos_version": "3.4.1",
+         "compiler": "12.2.0", "cxx_flags": "-O3 -march=native", "kacc_version": "0.1.0",
+         "git_revision": "fixture", "level": "quick", "repetitions": 5}
+    text = json.dumps(d, indent=2)
+    if bad:  # what a writer that forgets to quote a version produces
+        text = text.replace('"3.4.1"', "3.4.1")
+    return text
+
+
+def roofline(out, bad):
+    rows = []
+    for arith in ("fp64", "fp32"):
+        for storage in ("fp64", "fp32", "fp16", "bf16"):
+            if arith == "fp32" and storage == "fp64":
+                continue
+            for it in (1, 2, 4, 8, 16, 32, 64, 128, 256):
+                fpv = 2 * it
+                fpb = fpv / BYTES[storage]
+                g = min(PEAK[arith], BW * fpb) * random.uniform(0.85, 0.97)
+                t = 2**24 * fpv / g
+                rows.append(["%s<-%s" % (arith, storage), arith, storage, it, fpv, fpb, t, t * 0.97,
+                             g / 1e9, g / 0.97 / 1e9, g / fpb / 1e9])
+    write(os.path.join(out, "roofline.csv"),
+          "config,arith,storage,iterations,flops_per_value,flops_per_byte,time_median_s,"
+          "time_min_s,gflops_median,gflops_best,gbs_median".split(","), rows)
+    write(os.path.join(out, "roofline_stream.csv"), ["kernel", "bytes_per_array", "gbs_median",
+          "gbs_best"], [["read", 2**27, 11.8, 12.1], ["copy", 2**27, 9.1, 9.4],
+                        ["triad", 2**27, 9.6, 9.9]])
+    write(os.path.join(out, "roofline_summary.csv"), ["check", "measured", "target", "holds",
+          "note"], [["fp16 storage reaches the read bandwidth", "0.93", ">= 0.8", "yes", "fixture"],
+                    ["fp64 peak reached", "38.1 GFLOP/s", ">= 0.8 x 40", "yes", "fixture"]])
+    with open(os.path.join(out, "roofline.json"), "w") as f:
+        f.write(run_json("kacc-roofline", bad))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.text(0.5, 0.5, "synthetic fixture", ha="center")
+    fig.savefig(os.path.join(out, "roofline.png"))
+    plt.close(fig)
+
+
+def blas(out, bad):
+    speed, acc = [], []
+    configs = [("kacc", "fp64"), ("kacc", "fp64<-fp32"), ("kacc", "fp64<-fp16"),
+               ("kacc", "fp64<-bf16"), ("kacc", "fp32"), ("openblas", "fp64"),
+               ("openblas", "fp32"), ("kokkoskernels", "fp64")]
+    for kernel, sizes in (("dot", [10**k for k in range(3, 8)]), ("gemv", [256, 512, 1024, 2048,
+                          4096]), ("trsv", [256, 512, 1024, 2048, 4096])):
+        for n in sizes:
+            m = 1 if kernel == "dot" else n
+            values = 2 * n if kernel == "dot" else m * n // (2 if kernel == "trsv" else 1)
+            flops = 2 * values
+            for impl, cfg in configs:
+                st = cfg.split("<-")[-1]
+                eff = {"kacc": 0.9, "openblas": 0.95, "kokkoskernels": 0.8}[impl]
+                if kernel == "trsv":
+                    eff *= 0.5
+                small = 1 + 2e3 / values  # latency at small sizes
+                t = values * BYTES[st] / (BW * eff) * small * random.uniform(0.95, 1.05)
+                gbs = values * BYTES[st] / t / 1e9
+                speed.append([kernel, impl, cfg, "LayoutLeft" if kernel != "dot" else "",
+                              "N" if kernel != "dot" else "", m, n, t, t * 0.95, flops / t / 1e9,
+                              gbs, gbs / 12.1])
+            for cfg in ("fp64", "fp64<-fp32", "fp64<-fp16", "fp64<-bf16", "fp32"):
+                st = cfg.split("<-")[-1]
+                u = EPS[st] if cfg != "fp32" else EPS["fp32"] * math.sqrt(n) / 10
+                for dist in ("uniform(0,1)", "normal(0,1)"):
+                    e = u * random.uniform(0.3, 1.0) * (3 if dist.startswith("normal") else 1)
+                    acc.append([kernel, cfg, dist, n, e, e * 4, 5])
+    write(os.path.join(out, "blas_speed.csv"), "kernel,impl,config,layout,trans,m,n,time_median_s,"
+          "time_min_s,gflops,gbs,frac_read_bw".split(","), speed)
+    write(os.path.join(out, "blas_accuracy.csv"), "kernel,config,distribution,n,median_rel_error,"
+          "max_rel_error,seeds".split(","), acc)
+    write(os.path.join(out, "blas_summary.csv"), ["check", "measured", "target", "holds", "note"],
+          [["gemv fp16 storage time vs fp64", "0.27", "<= 0.35", "yes", "n=4096, fixture"],
+           ["dot fp16 vs OpenBLAS fp64", "0.29", "<= 0.3", "yes", "fixture"],
+           ["trsv bf16 error vs fp32", "61", "<= 10", "no", "fixture"]])
+    with open(os.path.join(out, "blas.json"), "w") as f:
+        f.write(run_json("kacc-perf-blas", bad))
+
+
+def spmv(out, bad):
+    speed, acc = [], []
+    mats = [("laplace2d_512", 262144, 1308672), ("laplace3d_64", 262144, 1810432),
+            ("banded_w11", 500000, 5499970), ("random_r16", 200000, 3200000),
+            ("powerlaw", 300000, 2900000)]
+    for name, rows, nnz in mats:
+        t64 = None
+        for impl, cfg in (("kacc", "fp64"), ("kacc", "fp64<-fp32"), ("kacc", "fp64<-fp16"),
+                          ("kacc", "fp64<-bf16"), ("kokkoskernels", "fp64")):
+            st = cfg.split("<-")[-1]
+            byts = nnz * (BYTES[st] + 4) + rows * 8 * 2
+            t = byts / (BW * (0.8 if impl == "kacc" else 0.75)) * random.uniform(0.95, 1.1)
+            if cfg == "fp64" and impl == "kacc":
+                t64 = t
+            speed.append([name, rows, nnz, impl, cfg, "csr", t, t * 0.95, 2 * nnz / t / 1e9,
+                          byts / t / 1e9, byts / t / 12.1e9, t64 / t if t64 else ""])
+        for cfg in ("fp64", "fp64<-fp32", "fp64<-fp16", "fp64<-bf16", "fp32"):
+            e = EPS[cfg.split("<-")[-1]] * random.uniform(0.2, 1)
+            acc.append([name, cfg, 3, e, 3 * e])
+    write(os.path.join(out, "spmv_speed.csv"), "matrix,rows,nnz,impl,config,kernel,time_median_s,"
+          "time_min_s,gflops,gbs,frac_read_bw,speedup_vs_fp64".split(","), speed)
+    write(os.path.join(out, "spmv_accuracy.csv"), "matrix,config,seeds,median_rel_error,"
+          "max_rel_error".split(","), acc)
+    write(os.path.join(out, "spmv_summary.csv"), ["check", "measured", "target", "holds", "note"],
+          [["fp16 values speedup vs fp64 (geomean)", "1.6", ">= 1.5", "yes", "fixture"]])
+    with open(os.path.join(out, "spmv.json"), "w") as f:
+        f.write(run_json("kacc-perf-spmv", bad))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out")
+    p.add_argument("--omit", default="", help="components to leave out, comma separated")
+    p.add_argument("--omit-file", action="append", default=[])
+    p.add_argument("--bad-json", action="store_true", help="write an unquoted version string")
+    p.add_argument("--seed", type=int, default=7)
+    a = p.parse_args()
+    random.seed(a.seed)
+    os.makedirs(a.out, exist_ok=True)
+    omit = set(filter(None, a.omit.split(",")))
+    for name, fn in (("roofline", roofline), ("blas", blas), ("spmv", spmv)):
+        if name not in omit:
+            fn(a.out, a.bad_json)
+    for f in a.omit_file:
+        os.remove(os.path.join(a.out, f))
+
+
+if __name__ == "__main__":
+    main()

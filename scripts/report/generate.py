@@ -1,0 +1,273 @@
+"""Writes report.md, report.html, the report's tables (CSV), plots (PNG) and run.json into a
+result folder that the perf programs have filled (or partly filled).
+
+  PYTHONPATH=scripts python3 -m report.generate DIR [--steps FILE] [--build-dir B] [--level L]
+      [--space S] [--threads N] [--incomplete REASON] [--elapsed SECONDS]
+"""
+import argparse
+import datetime
+import json
+import os
+import sys
+
+from . import machine, plots, summary
+from .data import fmt_num, fmt_ratio, read_csv, write_csv
+from .document import Document
+
+# What each program is expected to write (the contract shared with the perf programs).
+COMPONENTS = [
+    ("roofline", "kacc-roofline", ["roofline.csv", "roofline_stream.csv", "roofline_summary.csv",
+                                   "roofline.json", "roofline.png"]),
+    ("blas", "kacc-perf-blas", ["blas_speed.csv", "blas_accuracy.csv", "blas_summary.csv",
+                                "blas.json"]),
+    ("spmv", "kacc-perf-spmv", ["spmv_speed.csv", "spmv_accuracy.csv", "spmv_summary.csv",
+                                "spmv.json"]),
+]
+BLAS_KERNELS = ["gemv", "dot", "trsv"]
+KERNEL_ORDER = {k: i for i, k in enumerate(["dot", "gemv", "trsv", "spmv"])}
+COMPONENTS_HEADER = ["component", "program", "status", "seconds", "detail", "missing_files"]
+
+
+def read_steps(path):
+    """{component: {status, rc, seconds, detail}} from the kacc-report step log."""
+    steps = {}
+    if path and os.path.isfile(path):
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) >= 6:
+                    steps[parts[0]] = {"program": parts[1], "status": parts[2], "rc": parts[3],
+                                       "seconds": parts[4], "detail": parts[5]}
+    return steps
+
+
+def component_rows(out, steps):
+    rows = []
+    for comp, program, files in COMPONENTS:
+        missing = [f for f in files if not os.path.isfile(os.path.join(out, f))]
+        s = steps.get(comp)
+        if s is None:  # generator run directly on a folder: judge by the files alone
+            status = "MISSING" if len(missing) == len(files) else "ok" if not missing else "partial"
+            detail = "no output" if status == "MISSING" else ""
+            seconds = ""
+        else:
+            status = s["status"]
+            detail = s["detail"]
+            seconds = s["seconds"]
+            if status == "ok" and missing:
+                status = "partial"
+        if missing and status not in ("MISSING",):
+            detail = (detail + "; " if detail else "") + "MISSING files: " + ", ".join(missing)
+        rows.append({"component": comp, "program": program, "status": status, "seconds": seconds,
+                     "detail": detail, "missing_files": " ".join(missing)})
+    return rows
+
+
+def _cell_ratio(v):
+    return fmt_ratio(v)
+
+
+def _err(v):
+    if v is None:
+        return "n/a"
+    return ("%.1e×" % v) if v >= 1000 or v < 0.01 else ("%.3g×" % v)
+
+
+def _pct(v):
+    return "n/a" if v is None else "%.0f%%" % (100 * v)
+
+
+def build(args):
+    out = os.path.abspath(args.dir)
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    steps = read_steps(args.steps)
+    comps = component_rows(out, steps)
+    comp_status = {c["component"]: c for c in comps}
+
+    rf = read_csv(os.path.join(out, "roofline.csv"))
+    stream_rows = read_csv(os.path.join(out, "roofline_stream.csv"))
+    bs = read_csv(os.path.join(out, "blas_speed.csv"))
+    ba = read_csv(os.path.join(out, "blas_accuracy.csv"))
+    ss = read_csv(os.path.join(out, "spmv_speed.csv"))
+    sa = read_csv(os.path.join(out, "spmv_accuracy.csv"))
+    stream = summary.stream_numbers(stream_rows)
+    peaks = summary.compute_peaks(rf)
+
+    summ = summary.blas_summary(bs, ba) + summary.spmv_summary(ss, sa)
+    summ.sort(key=lambda r: (KERNEL_ORDER.get(r["kernel"].split()[0], 9), r["kernel"],
+                             r["time_vs_fp64"] if r["time_vs_fp64"] is not None else 9))
+    targ = summary.targets([(c, read_csv(os.path.join(out, c + "_summary.csv")))
+                            for c, _, _ in COMPONENTS])
+
+    # Plots: each expected one is drawn, or named MISSING with the reason.
+    figures, missing_plots = {}, []
+
+    def plot(name, fn, why):
+        path = None
+        try:
+            path = fn()
+        except Exception as e:  # a plot must never sink the report
+            why = "plotting failed: %s" % e
+        if path:
+            figures[name] = path
+        else:
+            missing_plots.append((name + ".png", why))
+
+    plot("plot_roofline", lambda: plots.roofline(rf, stream, out), "no roofline.csv data")
+    for k in BLAS_KERNELS:
+        plot("plot_blas_" + k, lambda k=k: plots.blas_kernel(k, bs, ba, out),
+             "no %s rows in blas_speed.csv or blas_accuracy.csv" % k)
+    plot("plot_spmv_speedup", lambda: plots.spmv_speedup(ss, out), "no spmv_speed.csv data")
+    plot("plot_spmv_error", lambda: plots.spmv_error(sa, out), "no spmv_accuracy.csv data")
+
+    settings = {"level": args.level, "space": args.space, "threads": args.threads,
+                "complete": not args.incomplete, "incomplete_reason": args.incomplete or "",
+                "elapsed_s": args.elapsed, "generated": datetime.datetime.now().isoformat(
+                    timespec="seconds"), "components": {c["component"]: c["status"]
+                                                        for c in comps}}
+    info = machine.gather(root, args.build_dir, out, settings, [c for c, _, _ in COMPONENTS])
+    with open(os.path.join(out, "run.json"), "w") as f:
+        json.dump(info, f, indent=2, sort_keys=False)
+        f.write("\n")
+
+    # Tables as CSV.
+    fmt_summ = [{k: (fmt_num(v, 4) if isinstance(v, float) else v) for k, v in r.items()}
+                for r in summ]
+    write_csv(os.path.join(out, "report_summary.csv"), summary.SUMMARY_HEADER, fmt_summ)
+    write_csv(os.path.join(out, "report_targets.csv"), summary.TARGETS_HEADER, targ)
+    write_csv(os.path.join(out, "report_components.csv"), COMPONENTS_HEADER, comps)
+
+    # ------------------------------------------------------------------ the document
+    d = Document()
+    host = info["host"]
+    d.h(1, "kacc performance report: %s" % host)
+    if args.incomplete:
+        d.p("**INCOMPLETE**: %s. Everything below comes from the steps that finished; "
+            "missing parts are marked MISSING." % args.incomplete)
+    gpu = ("; GPU: " + ", ".join(info["gpus"])) if info["gpus"] else ""
+    d.p("%s%s; Kokkos %s, execution space **%s**, %s threads; level **%s**; kacc %s (%s); %s." % (
+        info["cpu"], gpu, info["kokkos_version"], info["execution_space"] or "?",
+        info["threads"] or info["concurrency"] or "?", args.level, info["kacc_version"],
+        info["git_revision"], settings["generated"]))
+    meas = []
+    if stream:
+        meas.append("STREAM " + ", ".join("%s %.1f GB/s" % (k, stream[k])
+                                          for k in ("read", "copy", "triad") if k in stream))
+    if peaks:
+        meas.append("best compute " + ", ".join("%s %.1f GFLOP/s" % (a, p)
+                                                for a, p in sorted(peaks.items())))
+    d.p("Measured in this run: " + ("; ".join(meas) if meas else "MISSING (no roofline data)") +
+        ".")
+
+    d.h(2, "Summary")
+    if summ:
+        d.table(["Kernel", "Config (arith<-storage)", "Time vs fp64", "Time vs best peer",
+                 "Best peer", "Read bandwidth", "Error vs fp32"],
+                [[r["kernel"], r["config"], _cell_ratio(r["time_vs_fp64"]),
+                  _cell_ratio(r["time_vs_best_peer"]), r["best_peer"] or "none",
+                  _pct(r["frac_read_bw"]), _err(r["error_vs_fp32"])] for r in summ],
+                ["l", "l", "r", "r", "l", "r", "r"])
+        d.p("Time ratios: below 1× is faster than the reference (kacc in fp64; the fastest peer "
+            "for the same problem). Read bandwidth: fraction of the measured STREAM read "
+            "bandwidth. Error: median relative error against an exact (MPFR) result, relative to "
+            "plain fp32. BLAS kernels at their largest size; SpMV as geometric mean over the "
+            "matrices. All rows: `report_summary.csv`.")
+    else:
+        d.p("MISSING: no BLAS or SpMV results in this folder, so there is nothing to summarise.")
+
+    d.h(2, "Targets")
+    if targ:
+        held = sum(1 for t in targ if t["holds"] == "yes")
+        d.p("**%d of %d** stated targets hold on this machine." % (held, len(targ)))
+        d.items("%s **%s**: %s: measured %s, target %s%s" % (
+            t["component"], "holds" if t["holds"] == "yes" else "does NOT hold", t["check"],
+            t["measured"], t["target"], " (%s)" % t["note"] if t["note"] else "") for t in targ)
+    else:
+        d.p("MISSING: no `*_summary.csv` with stated targets was written.")
+
+    d.h(2, "Components")
+    d.table(["Component", "Program", "Status", "Seconds", "Detail"],
+            [[c["component"], c["program"], c["status"].upper() if c["status"] != "ok" else "ok",
+              c["seconds"], c["detail"]] for c in comps], ["l", "l", "l", "r", "l"])
+    for c in comps:
+        if c["missing_files"]:
+            d.p("MISSING from %s (%s): %s." % (c["component"], c["status"], ", ".join(
+                "`%s`" % f for f in c["missing_files"].split())))
+    for name, why in missing_plots:
+        d.p("MISSING `%s`: %s." % (name, why))
+    if info.get("problems"):
+        for f, why in info["problems"].items():
+            d.p("PROBLEM `%s`: %s." % (f, why))
+
+    d.h(2, "Roofline and bandwidth")
+    if "plot_roofline" in figures:
+        d.img(figures["plot_roofline"], "Roofline: attained GFLOP/s against FLOP per byte read, "
+              "per arithmetic and storage format, with the measured STREAM read bandwidth")
+    if stream_rows:
+        hdr = list(stream_rows[0].keys())
+        d.table(hdr, [[r.get(h, "") for h in hdr] for r in stream_rows])
+    if os.path.isfile(os.path.join(out, "roofline.png")):
+        d.p("The roofline program's own plot: [roofline.png](roofline.png).")
+
+    d.h(2, "BLAS: GEMV, DOT, TRSV")
+    for k in BLAS_KERNELS:
+        if "plot_blas_" + k in figures:
+            d.img(figures["plot_blas_" + k], "%s: effective bandwidth, time relative to fp64 and "
+                  "median relative error against size" % k.upper())
+
+    d.h(2, "SpMV")
+    for name, alt in (("plot_spmv_speedup", "SpMV speedup over fp64 per matrix"),
+                      ("plot_spmv_error", "SpMV median relative error per matrix (log scale)")):
+        if name in figures:
+            d.img(figures[name], alt)
+
+    d.h(2, "Files")
+    files = sorted(f for f in os.listdir(out) if f.endswith((".csv", ".json", ".png")))
+    d.p("Every table is in this folder as CSV: " + ", ".join("`%s`" % f for f in files
+                                                              if f.endswith(".csv")) + ".")
+    d.p("Machine and configuration: `run.json` (merges the programs' JSON files). "
+        "Compare two result folders with `scripts/kacc-compare A B`.")
+
+    d.h(2, "Configuration")
+    d.table(["Item", "Value"], [[k, _short(info[k])] for k in (
+        "host", "cpu", "cpu_logical_cores", "memory", "gpus", "execution_space", "threads",
+        "kokkos_version", "kokkos_backends", "kokkos_dir", "compiler", "build_type", "cxx_flags",
+        "kacc_version", "git_revision", "level", "environment")])
+
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(d.markdown())
+    with open(os.path.join(out, "report.html"), "w") as f:
+        f.write(d.html("kacc performance report: %s" % host))
+    return out, summ, targ, comps
+
+
+def _short(v):
+    if isinstance(v, (list, tuple)):
+        return ", ".join(str(x) for x in v) or "none"
+    if isinstance(v, dict):
+        return ", ".join("%s=%s" % kv for kv in v.items()) or "none"
+    return str(v) if v not in (None, "") else "unknown"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Write the kacc report for a result folder.")
+    p.add_argument("dir")
+    p.add_argument("--steps", help="step log written by kacc-report")
+    p.add_argument("--build-dir")
+    p.add_argument("--level", default="standard")
+    p.add_argument("--space", default="")
+    p.add_argument("--threads", default="")
+    p.add_argument("--incomplete", default="", help="reason the run is incomplete")
+    p.add_argument("--elapsed", type=float, default=None)
+    args = p.parse_args(argv)
+    if not os.path.isdir(args.dir):
+        sys.exit("report: no such folder: %s" % args.dir)
+    out, summ, targ, comps = build(args)
+    held = sum(1 for t in targ if t["holds"] == "yes")
+    print("report: %s/report.md (%d summary rows, %d/%d targets hold, components: %s)" % (
+        out, len(summ), held, len(targ), ", ".join("%s %s" % (c["component"], c["status"])
+                                                   for c in comps)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""The one-screen summary: for each kernel and storage format, time relative to fp64 and to the
+best peer, fraction of read bandwidth and error relative to fp32; plus the stated targets."""
+from collections import defaultdict
+
+from .data import formats_of, geomean, is_kacc, is_pure, num, storage_of
+
+SUMMARY_HEADER = ["kernel", "config", "storage", "time_vs_fp64", "time_vs_best_peer", "best_peer",
+                  "frac_read_bw", "error_vs_fp32", "basis"]
+
+
+def _label(kernel, layout, trans, variants):
+    if len(variants[kernel]) <= 1:
+        return kernel
+    extra = ", ".join(x for x in (layout, trans) if x)
+    return "%s (%s)" % (kernel, extra) if extra else kernel
+
+
+def _error_ratio(acc_rows, match_keys, config):
+    """Geometric mean over matching accuracy rows of median_rel_error(config) / (fp32)."""
+    if not acc_rows:
+        return None
+    groups = defaultdict(dict)
+    for r in acc_rows:
+        key = tuple(r.get(k, "") for k in match_keys)
+        groups[key][r.get("config", "")] = num(r.get("median_rel_error"))
+    ratios = []
+    for by_cfg in groups.values():
+        mine = by_cfg.get(config)
+        if mine is None:  # the accuracy harness may spell the config differently
+            same = [v for c, v in by_cfg.items() if storage_of(c) == storage_of(config)
+                    and formats_of(c) == formats_of(config)]
+            mine = same[0] if same else None
+        ref = [v for c, v in by_cfg.items() if is_pure(c, "fp32") and v is not None]
+        if mine is None or not ref:
+            continue
+        if ref[0] == 0:
+            if mine == 0:
+                ratios.append(1.0)
+            continue
+        ratios.append(max(mine / ref[0], 1e-300))
+    return geomean(ratios)
+
+
+def blas_summary(speed, accuracy):
+    """Rows of the summary for the BLAS kernels, at each kernel's largest size."""
+    if not speed:
+        return []
+    variants = defaultdict(set)
+    for r in speed:
+        variants[r["kernel"]].add((r.get("layout", ""), r.get("trans", "")))
+    cases = defaultdict(list)  # (kernel, layout, trans, m, n) -> rows
+    for r in speed:
+        cases[(r["kernel"], r.get("layout", ""), r.get("trans", ""), r.get("m", ""),
+               r.get("n", ""))].append(r)
+
+    def size(case):
+        m, n = num(case[3]) or 1, num(case[4]) or 1
+        return m * n
+
+    out = []
+    seen = set()
+    for case in sorted(cases, key=lambda c: (c[0], c[1], c[2], -size(c))):
+        kernel, layout, trans = case[:3]
+        rows = cases[case]
+        fp64 = [num(r["time_median_s"]) for r in rows
+                if is_kacc(r.get("impl")) and is_pure(r.get("config"), "fp64")]
+        peers = [(num(r["time_median_s"]), "%s %s" % (r.get("impl"), r.get("config")))
+                 for r in rows if not is_kacc(r.get("impl")) and num(r.get("time_median_s"))]
+        best_peer = min(peers) if peers else None
+        for r in rows:
+            if not is_kacc(r.get("impl")):
+                continue
+            key = (kernel, layout, trans, r.get("config"))
+            if key in seen:  # only the largest size of each kernel/config goes in the summary
+                continue
+            seen.add(key)
+            t = num(r.get("time_median_s"))
+            acc = [a for a in (accuracy or []) if a.get("kernel") == kernel]
+            m, n = r.get("m", ""), r.get("n", "")
+            basis = "n=%s" % n if not m or m in ("0", "1") else "%sx%s" % (m, n)
+            out.append({
+                "kernel": _label(kernel, layout, trans, variants),
+                "config": r.get("config", ""),
+                "storage": storage_of(r.get("config")),
+                "time_vs_fp64": t / fp64[0] if t and fp64 and fp64[0] else None,
+                "time_vs_best_peer": t / best_peer[0] if t and best_peer else None,
+                "best_peer": best_peer[1] if best_peer else "",
+                "frac_read_bw": num(r.get("frac_read_bw")),
+                "error_vs_fp32": _error_ratio(acc, ("distribution", "n"), r.get("config")),
+                "basis": "time at largest size (%s); error geomean over sizes" % basis,
+            })
+    return out
+
+
+def spmv_summary(speed, accuracy):
+    """Rows of the summary for SpMV: geometric means over the matrices."""
+    if not speed:
+        return []
+    by_matrix = defaultdict(list)
+    for r in speed:
+        by_matrix[(r.get("matrix"), r.get("kernel", ""))].append(r)
+    kernels = {r.get("kernel", "") for r in speed}
+    acc = defaultdict(list)
+    stats = defaultdict(lambda: {"vs64": [], "peer": [], "peer_names": set(), "bw": []})
+    for (matrix, kernel), rows in by_matrix.items():
+        fp64 = [num(r["time_median_s"]) for r in rows
+                if is_kacc(r.get("impl")) and is_pure(r.get("config"), "fp64")]
+        peers = [(num(r["time_median_s"]), "%s %s" % (r.get("impl"), r.get("config")))
+                 for r in rows if not is_kacc(r.get("impl")) and num(r.get("time_median_s"))]
+        best = min(peers) if peers else None
+        for r in rows:
+            if not is_kacc(r.get("impl")):
+                continue
+            s = stats[(kernel, r.get("config", ""))]
+            t = num(r.get("time_median_s"))
+            if t and fp64 and fp64[0]:
+                s["vs64"].append(t / fp64[0])
+            elif num(r.get("speedup_vs_fp64")):
+                s["vs64"].append(1.0 / num(r.get("speedup_vs_fp64")))
+            if t and best:
+                s["peer"].append(t / best[0])
+                s["peer_names"].add(best[1])
+            if num(r.get("frac_read_bw")) is not None:
+                s["bw"].append(num(r.get("frac_read_bw")))
+    for a in accuracy or []:
+        acc[a.get("matrix")].append(a)
+    out = []
+    nmat = len({m for m, _ in by_matrix})
+    for (kernel, config), s in sorted(stats.items()):
+        label = "spmv" if len(kernels) <= 1 or not kernel else "spmv (%s)" % kernel
+        bw = sorted(s["bw"])
+        out.append({
+            "kernel": label,
+            "config": config,
+            "storage": storage_of(config),
+            "time_vs_fp64": geomean(s["vs64"]),
+            "time_vs_best_peer": geomean(s["peer"]),
+            "best_peer": ", ".join(sorted(s["peer_names"])),
+            "frac_read_bw": bw[len(bw) // 2] if bw else None,
+            "error_vs_fp32": _error_ratio(accuracy, ("matrix",), config),
+            "basis": "geomean over %d matrices (bandwidth: median)" % nmat,
+        })
+    return out
+
+
+TARGETS_HEADER = ["component", "check", "measured", "target", "holds", "note"]
+
+
+def targets(component_rows):
+    """Stated targets from the *_summary.csv files: {component: rows} -> flat rows."""
+    out = []
+    for comp, rows in component_rows:
+        for r in rows or []:
+            holds = (r.get("holds") or "").strip().lower()
+            out.append({"component": comp, "check": r.get("check", ""),
+                        "measured": r.get("measured", ""), "target": r.get("target", ""),
+                        "holds": "yes" if holds in ("yes", "true", "1", "y") else
+                        "no" if holds in ("no", "false", "0", "n") else holds or "?",
+                        "note": r.get("note", "")})
+    return out
+
+
+def stream_numbers(rows):
+    """{'read': GB/s, 'copy': ..., 'triad': ...} from roofline_stream.csv, whatever its shape."""
+    res = {}
+    if not rows:
+        return res
+    cols = list(rows[0].keys())
+    bw_cols = [c for c in cols if "gb" in c.lower()]
+    name_cols = [c for c in cols if c not in bw_cols]
+    for r in rows:
+        for c in name_cols:
+            v = (r.get(c) or "").lower()
+            for k in ("read", "copy", "triad"):
+                if v == k and bw_cols and num(r.get(bw_cols[0])) is not None:
+                    res[k] = max(res.get(k, 0), num(r.get(bw_cols[0])))
+    if not res:  # wide form: one column per kernel
+        for c in cols:
+            for k in ("read", "copy", "triad"):
+                if k in c.lower():
+                    vals = [num(r.get(c)) for r in rows if num(r.get(c)) is not None]
+                    if vals:
+                        res[k] = max(vals)
+    return res
+
+
+def compute_peaks(roofline_rows):
+    """Best GFLOP/s per arithmetic type over the roofline sweep."""
+    peaks = {}
+    for r in roofline_rows or []:
+        g = num(r.get("gflops_best"))
+        a = r.get("arith", "?")
+        if g is not None and g > peaks.get(a, 0):
+            peaks[a] = g
+    return peaks
