@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""Checks that a kacc report folder (scripts/kacc-report) is whole: every expected file exists
+and parses (CSV headers, JSON, PNG signatures), report.html embeds every plot of report.md, and
+every absent file is one the report itself names as MISSING.
+
+  perf_tests/check_report.py DIR [--require roofline,blas,spmv] [--allow-incomplete]
+
+Exit status 0 when the folder is whole, 1 with one line per problem otherwise.
+Standard library only, independent of the generator's code.
+"""
+import argparse
+import base64
+import csv
+import json
+import os
+import re
+import sys
+
+PNG = b"\x89PNG\r\n\x1a\n"
+SUMMARY_COLS = ["check", "measured", "target", "holds", "note"]
+# component -> {file: required CSV columns (None for non-CSV)}
+COMPONENTS = {
+    "roofline": {
+        "roofline.csv": ["config", "arith", "storage", "iterations", "flops_per_value",
+                         "flops_per_byte", "time_median_s", "time_min_s", "gflops_median",
+                         "gflops_best", "gbs_median"],
+        "roofline_stream.csv": [], "roofline_summary.csv": SUMMARY_COLS,
+        "roofline.json": None, "roofline.png": None, "plot_roofline.png": None},
+    "blas": {
+        "blas_speed.csv": ["kernel", "impl", "config", "layout", "trans", "m", "n", "time_median_s",
+                           "time_min_s", "gflops", "gbs", "frac_read_bw"],
+        "blas_accuracy.csv": ["kernel", "config", "distribution", "n", "median_rel_error",
+                              "max_rel_error", "seeds"],
+        "blas_summary.csv": SUMMARY_COLS, "blas.json": None, "plot_blas_gemv.png": None,
+        "plot_blas_dot.png": None, "plot_blas_trsv.png": None},
+    "spmv": {
+        "spmv_speed.csv": ["matrix", "rows", "nnz", "impl", "config", "kernel", "time_median_s",
+                           "time_min_s", "gflops", "gbs", "frac_read_bw", "speedup_vs_fp64"],
+        "spmv_accuracy.csv": ["matrix", "config", "seeds", "median_rel_error", "max_rel_error"],
+        "spmv_summary.csv": SUMMARY_COLS, "spmv.json": None, "plot_spmv_speedup.png": None,
+        "plot_spmv_error.png": None},
+}
+REPORT = {
+    "report.md": None, "report.html": None, "run.json": None,
+    "report_summary.csv": ["kernel", "config", "storage", "time_vs_fp64", "time_vs_best_peer",
+                           "best_peer", "frac_read_bw", "error_vs_fp32", "basis"],
+    "report_targets.csv": ["component", "check", "measured", "target", "holds", "note"],
+    "report_components.csv": ["component", "program", "status", "seconds", "detail",
+                              "missing_files"],
+}
+RUN_KEYS = ["cpu", "gpus", "execution_space", "threads", "kokkos_version", "kokkos_backends",
+            "compiler", "cxx_flags", "kacc_version", "git_revision", "level", "programs"]
+
+
+def check_file(path, columns, problems):
+    name = os.path.basename(path)
+    try:
+        if name.endswith(".csv"):
+            with open(path, newline="") as f:
+                rows = list(csv.reader(f))
+            if not rows:
+                problems.append("%s: empty (no header)" % name)
+                return
+            header = [h.strip() for h in rows[0]]
+            lacking = [c for c in columns or [] if c not in header]
+            if lacking:
+                problems.append("%s: header lacks %s (has %s)" % (name, ", ".join(lacking),
+                                                                   ",".join(header)))
+            bad = [i + 1 for i, r in enumerate(rows[1:], 1) if len(r) != len(header)]
+            if bad:
+                problems.append("%s: rows %s do not have %d fields" % (name, bad[:5], len(header)))
+        elif name.endswith(".json"):
+            with open(path) as f:
+                data = json.load(f)
+            if not isinstance(data, dict):
+                problems.append("%s: not a JSON object" % name)
+        elif name.endswith(".png"):
+            with open(path, "rb") as f:
+                head = f.read(8)
+            if head != PNG or os.path.getsize(path) < 1000:
+                problems.append("%s: not a PNG image (or empty)" % name)
+        elif os.path.getsize(path) == 0:
+            problems.append("%s: empty" % name)
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        problems.append("%s: does not parse: %s" % (name, e))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("dir")
+    p.add_argument("--require", default="", help="components that must be present (not MISSING)")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="accept a report marked INCOMPLETE (interrupted run)")
+    a = p.parse_args()
+    d = a.dir
+    problems = []
+    if not os.path.isdir(d):
+        print("check_report: %s is not a folder" % d)
+        return 1
+
+    for name, cols in REPORT.items():
+        path = os.path.join(d, name)
+        if not os.path.isfile(path):
+            problems.append("%s: missing (the report itself was not written)" % name)
+        else:
+            check_file(path, cols, problems)
+    md = open(os.path.join(d, "report.md")).read() if os.path.isfile(
+        os.path.join(d, "report.md")) else ""
+    missing_lines = [line for line in md.splitlines() if "MISSING" in line]
+
+    required = set(filter(None, a.require.split(",")))
+    unknown = required - set(COMPONENTS)
+    if unknown:
+        problems.append("--require: unknown components %s" % ", ".join(sorted(unknown)))
+    for comp, files in COMPONENTS.items():
+        for name, cols in files.items():
+            path = os.path.join(d, name)
+            if os.path.isfile(path):
+                check_file(path, cols, problems)
+            elif comp in required:
+                problems.append("%s: missing, and component %s is required" % (name, comp))
+            elif not any(name in line for line in missing_lines):
+                problems.append("%s: missing but report.md does not say it is MISSING" % name)
+
+    # report.md's images are embedded in report.html, byte for byte.
+    if md and os.path.isfile(os.path.join(d, "report.html")):
+        html = open(os.path.join(d, "report.html")).read()
+        embedded = set()
+        for b64 in re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html):
+            try:
+                embedded.add(base64.b64decode(b64, validate=True))
+            except ValueError:
+                problems.append("report.html: an embedded image is not valid base64")
+        if re.search(r'<img[^>]+src="(?!data:)', html):
+            problems.append("report.html: refers to an image file instead of embedding it")
+        images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+        for img in images:
+            path = os.path.join(d, img)
+            if not os.path.isfile(path):
+                problems.append("report.md shows %s, which does not exist" % img)
+            elif open(path, "rb").read() not in embedded:
+                problems.append("report.html does not embed %s" % img)
+        if not images and not missing_lines:
+            problems.append("report.md has no plots and says nothing is MISSING")
+
+    # run.json: machine and configuration; complete unless the report says INCOMPLETE.
+    try:
+        run = json.load(open(os.path.join(d, "run.json")))
+        lacking = [k for k in RUN_KEYS if k not in run]
+        if lacking:
+            problems.append("run.json: lacks %s" % ", ".join(lacking))
+        complete = run.get("report", {}).get("complete", True)
+        if not complete:
+            if "INCOMPLETE" not in md:
+                problems.append("run.json says incomplete but report.md is not marked INCOMPLETE")
+            if not a.allow_incomplete:
+                problems.append("the report is marked INCOMPLETE (run interrupted)")
+        elif "INCOMPLETE" in md:
+            problems.append("report.md says INCOMPLETE but run.json says complete")
+    except (OSError, ValueError) as e:
+        if not any(pr.startswith("run.json") for pr in problems):
+            problems.append("run.json: %s" % e)
+
+    if problems:
+        print("check_report: %s is not a whole report (%d problems):" % (d, len(problems)))
+        for pr in problems:
+            print("  - " + pr)
+        return 1
+    present = [c for c, files in COMPONENTS.items()
+               if all(os.path.isfile(os.path.join(d, f)) for f in files)]
+    print("check_report: %s is whole; components present: %s; reported MISSING: %s" % (
+        d, ", ".join(present) or "none",
+        ", ".join(c for c in COMPONENTS if c not in present) or "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
