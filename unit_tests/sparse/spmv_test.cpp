@@ -1,0 +1,409 @@
+// Accessor SpMV: accuracy against MPFR on real matrices, BLAS alpha/beta semantics,
+// transpose, CSR/ELL and row/load-balanced agreement, argument checks, conversions.
+#include <gtest/gtest.h>
+#include <kacc/sparse/ell_matrix.hpp>
+#include <kacc/sparse/spmv.hpp>
+#include <kacc_testing/exact.hpp>
+#ifdef KACC_TEST_KOKKOSKERNELS
+#include <kacc/sparse/kokkoskernels.hpp>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "test_matrices.hpp"
+
+namespace ks = kacc::sparse;
+
+namespace {
+
+using HostVec = Kokkos::View<double*, Kokkos::HostSpace>;
+using Vec = Kokkos::View<double*>;
+
+ks::CooMatrix load(const char* name) {
+  return ks::read_matrix_market(kacc_sparse_test::matrix_dir() + "/" + name);
+}
+
+std::vector<double> random_vector(std::size_t n, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> v(n);
+  for (auto& e : v) e = dist(gen);
+  return v;
+}
+
+template <class V>
+V device_copy(const std::vector<double>& h, const char* label) {
+  V v(std::string(label), h.size());
+  HostVec hv(const_cast<double*>(h.data()), h.size());
+  kacc::deep_copy(v, hv);
+  return v;
+}
+
+template <class V>
+std::vector<double> host_copy(const V& v) {
+  HostVec h("h", v.extent(0));
+  kacc::deep_copy(h, v);
+  return std::vector<double>(h.data(), h.data() + h.extent(0));
+}
+
+/// Exact y = A x per row (MPFR) and sum |a||x| per row, for the COO values given.
+struct Exact {
+  std::vector<double> y, abs_ax;
+  std::vector<std::size_t> len;
+};
+Exact exact_product(const ks::CooMatrix& a, const std::vector<double>& x) {
+  Exact e;
+  const std::size_t rows = static_cast<std::size_t>(a.num_rows);
+  e.y.assign(rows, 0);
+  e.abs_ax.assign(rows, 0);
+  e.len.assign(rows, 0);
+  std::size_t k = 0;
+  std::vector<double> av, xv;
+  for (std::size_t i = 0; i < rows; ++i) {
+    av.clear();
+    xv.clear();
+    for (; k < a.nnz() && a.row[k] == static_cast<std::int64_t>(i); ++k) {
+      av.push_back(a.val[k]);
+      xv.push_back(x[a.col[k]]);
+      e.abs_ax[i] += std::fabs(a.val[k] * x[a.col[k]]);
+    }
+    e.len[i] = av.size();
+    e.y[i] = kacc_testing::exact_dot(av.size(), av.data(), xv.data()).rounded();
+  }
+  return e;
+}
+
+double rel_error_1norm(const std::vector<double>& y, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    num += std::fabs(y[i] - ref[i]);
+    den += std::fabs(ref[i]);
+  }
+  return den > 0 ? num / den : num;
+}
+
+/// Every y(i) within gamma_len(i) * sum|a||x| (+ the rounding of the exact value) of exact.
+template <class Format>
+void check_within_fp64_bound(const char* name, ks::SpmvAlgorithm algo) {
+  SCOPED_TRACE(std::string(name) + " " + kacc::format_name<Format>() + " " +
+               ks::algorithm_name(algo));
+  const auto coo = load(name);
+  const auto a = ks::make_csr<double, Format>(coo);
+  const auto stored = ks::to_coo(a);  // the values as stored, widened exactly
+  if (std::any_of(stored.val.begin(), stored.val.end(),
+                  [](double v) { return !std::isfinite(v); })) {
+    // Values beyond the format's range (bcsstk13 in fp16): nothing to bound.
+    EXPECT_TRUE((std::is_same<Format, kacc::fp16>::value));
+    return;
+  }
+  const auto x = random_vector(static_cast<std::size_t>(coo.num_cols), 7);
+  const auto ex = exact_product(stored, x);
+  auto xd = device_copy<Vec>(x, "x");
+  Vec yd("y", static_cast<std::size_t>(coo.num_rows));
+  ks::spmv("N", 1.0, a, xd, 0.0, yd, algo);
+  const auto y = host_copy(yd);
+  const double u = std::ldexp(1.0, -53);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double k = static_cast<double>(ex.len[i]);
+    const double gamma = k * u / (1 - k * u);
+    const double bound = gamma * ex.abs_ax[i] + u * std::fabs(ex.y[i]);
+    if (!(std::fabs(y[i] - ex.y[i]) <= bound)) {
+      if (bad < 3)
+        ADD_FAILURE() << "row " << i << ": y " << y[i] << " exact " << ex.y[i] << " bound "
+                      << bound;
+      ++bad;
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+}  // namespace
+
+TEST(SparseSpmv, AccFp64WithinFp64BoundOfStoredData) {
+  KACC_REQUIRE_MATRICES();
+  for (const char* name : {"bcsstk13.mtx", "rajat01.mtx", "orani678.mtx", "lp_e226.mtx"}) {
+    for (auto algo : {ks::SpmvAlgorithm::row, ks::SpmvAlgorithm::load_balanced}) {
+      check_within_fp64_bound<double>(name, algo);
+      check_within_fp64_bound<float>(name, algo);
+      check_within_fp64_bound<kacc::fp16>(name, algo);
+      check_within_fp64_bound<kacc::bf16>(name, algo);
+      check_within_fp64_bound<kacc::scaled<std::int16_t>>(name, algo);
+    }
+  }
+}
+
+TEST(SparseSpmv, AccFp64Fp32NeverLessAccurateThanFp32) {
+  KACC_REQUIRE_MATRICES();
+  for (const char* name : {"s3rmt3m3.mtx", "cond-mat-2005.mtx", "orani678.mtx", "Si2.mtx"}) {
+    SCOPED_TRACE(name);
+    const auto coo = load(name);
+    const auto acc = ks::make_csr<double, float>(coo);
+    const auto f32 = ks::make_csr<float>(coo);
+    std::vector<double> err_acc, err_f32;
+    for (unsigned seed = 1; seed <= 5; ++seed) {
+      const auto x = random_vector(static_cast<std::size_t>(coo.num_cols), seed);
+      const auto ref = exact_product(coo, x).y;  // exact for the fp64 matrix
+      const std::size_t rows = static_cast<std::size_t>(coo.num_rows);
+      auto xd = device_copy<Vec>(x, "x");
+      Vec yd("y", rows);
+      ks::spmv("N", 1.0, acc, xd, 0.0, yd);
+      err_acc.push_back(rel_error_1norm(host_copy(yd), ref));
+      auto xf = device_copy<Kokkos::View<float*>>(x, "xf");
+      Kokkos::View<float*> yf("yf", rows);
+      ks::spmv("N", 1.0f, f32, xf, 0.0f, yf);
+      err_f32.push_back(rel_error_1norm(host_copy(yf), ref));
+    }
+    std::nth_element(err_acc.begin(), err_acc.begin() + 2, err_acc.end());
+    std::nth_element(err_f32.begin(), err_f32.begin() + 2, err_f32.end());
+    EXPECT_LE(err_acc[2], err_f32[2]);
+    EXPECT_GT(err_f32[2], 0.0);  // the comparison is not vacuous
+  }
+}
+
+namespace {
+// A small irregular matrix: row 0 long, rows with 0..3 entries, a rectangular shape.
+ks::CooMatrix small_matrix() {
+  ks::CooMatrix a;
+  a.num_rows = 7;
+  a.num_cols = 40;
+  auto add = [&](int i, int j, double v) {
+    a.row.push_back(i);
+    a.col.push_back(j);
+    a.val.push_back(v);
+  };
+  for (int j = 0; j < 40; ++j) add(0, j, 0.25 * (j % 7) - 0.5);
+  add(2, 3, 2.0);
+  add(3, 0, -1.0);
+  add(3, 39, 4.0);
+  for (int j = 10; j < 37; ++j) add(5, j, 1.0 / (j + 1));
+  add(6, 1, 8.0);
+  return a;
+}
+
+std::vector<double> dense_product(const ks::CooMatrix& a, const std::vector<double>& x,
+                                  bool trans) {
+  std::vector<double> y(static_cast<std::size_t>(trans ? a.num_cols : a.num_rows), 0.0);
+  for (std::size_t k = 0; k < a.nnz(); ++k) {
+    if (trans) {
+      y[a.col[k]] += a.val[k] * x[a.row[k]];
+    } else {
+      y[a.row[k]] += a.val[k] * x[a.col[k]];
+    }
+  }
+  return y;
+}
+}  // namespace
+
+TEST(SparseSpmv, AlphaBetaSemanticsAndTranspose) {
+  const auto coo = small_matrix();
+  const auto a = ks::make_csr<double, float>(coo);
+  const auto stored = ks::to_coo(a);
+  const auto ell = ks::ell_from_csr(a, 100.0);
+  for (bool trans : {false, true}) {
+    SCOPED_TRACE(trans ? "T" : "N");
+    const std::size_t xn = trans ? 7 : 40, yn = trans ? 40 : 7;
+    const auto x = random_vector(xn, 3);
+    const auto y0 = random_vector(yn, 4);
+    const auto ax = dense_product(stored, x, trans);
+    auto xd = device_copy<Vec>(x, "x");
+    for (auto algo : {ks::SpmvAlgorithm::row, ks::SpmvAlgorithm::load_balanced}) {
+      // beta = 0 ignores NaN in y.
+      std::vector<double> nan(yn, std::numeric_limits<double>::quiet_NaN());
+      auto yd = device_copy<Vec>(nan, "y");
+      ks::spmv(trans ? "T" : "N", 2.0, a, xd, 0.0, yd, algo);
+      auto y = host_copy(yd);
+      for (std::size_t i = 0; i < yn; ++i) EXPECT_NEAR(y[i], 2.0 * ax[i], 1e-13) << i;
+      // alpha = 0 with beta: y scaled, A not used.
+      yd = device_copy<Vec>(y0, "y");
+      ks::spmv(trans ? "T" : "N", 0.0, a, xd, -3.0, yd, algo);
+      y = host_copy(yd);
+      for (std::size_t i = 0; i < yn; ++i) EXPECT_EQ(y[i], -3.0 * y0[i]);
+      // alpha = 0, beta = 0: zeros even from NaN.
+      yd = device_copy<Vec>(nan, "y");
+      ks::spmv(trans ? "T" : "N", 0.0, a, xd, 0.0, yd, algo);
+      for (double v : host_copy(yd)) EXPECT_EQ(v, 0.0);
+      // General alpha, beta.
+      yd = device_copy<Vec>(y0, "y");
+      ks::spmv(trans ? "T" : "N", -1.5, a, xd, 0.5, yd, algo);
+      y = host_copy(yd);
+      for (std::size_t i = 0; i < yn; ++i) EXPECT_NEAR(y[i], -1.5 * ax[i] + 0.5 * y0[i], 1e-13);
+    }
+    // ELL in both modes.
+    auto yd = device_copy<Vec>(y0, "y");
+    ks::spmv(trans ? "T" : "N", -1.5, ell, xd, 0.5, yd);
+    auto y = host_copy(yd);
+    for (std::size_t i = 0; i < yn; ++i) EXPECT_NEAR(y[i], -1.5 * ax[i] + 0.5 * y0[i], 1e-13);
+  }
+}
+
+TEST(SparseSpmv, KaccVectorsOfAnyFormat) {
+  const auto coo = small_matrix();
+  const auto a = ks::make_csr<double, kacc::bf16>(coo);
+  const auto x = random_vector(40, 5);
+  using XV = kacc::View<double*, kacc::StoredAs<kacc::fp16>>;
+  using YV = kacc::View<double*, kacc::StoredAs<float>>;
+  auto xd = device_copy<XV>(x, "x");
+  const auto xs = host_copy(xd);  // x as stored
+  const auto ax = dense_product(ks::to_coo(a), xs, false);
+  YV yd("y", 7);
+  ks::spmv(Kokkos::DefaultExecutionSpace(), "N", 1.0, a, xd, 0.0, yd);
+  Kokkos::fence();
+  const auto y = host_copy(yd);
+  for (std::size_t i = 0; i < 7; ++i) EXPECT_EQ(y[i], double(float(ax[i]))) << i;
+}
+
+TEST(SparseSpmv, EllMatchesCsrAndReportsPadding) {
+  KACC_REQUIRE_MATRICES();
+  for (const char* name : {"utm5940.mtx", "Si2.mtx", "olm1000.mtx"}) {
+    SCOPED_TRACE(name);
+    const auto coo = load(name);
+    const auto csr = ks::make_csr<double, kacc::fp16>(coo);
+    const auto ell = ks::ell_from_csr(csr, 4.0);
+    EXPECT_EQ(ell.nnz(), csr.nnz());
+    EXPECT_EQ(ell.padding(), ell.slots() - csr.nnz());
+    EXPECT_EQ(ell.slots(), static_cast<std::size_t>(csr.num_rows()) *
+                               static_cast<std::size_t>(csr.row_stats().max));
+    const auto x = random_vector(static_cast<std::size_t>(coo.num_cols), 11);
+    auto xd = device_copy<Vec>(x, "x");
+    Vec y1("y1", csr.num_rows()), y2("y2", csr.num_rows());
+    ks::spmv("N", 1.0, csr, xd, 0.0, y1, ks::SpmvAlgorithm::row);
+    ks::spmv("N", 1.0, ell, xd, 0.0, y2);
+    EXPECT_EQ(host_copy(y1), host_copy(y2));  // same order of the same products
+    // Back to CSR: identical matrix.
+    const auto back = ks::csr_from_ell(ell);
+    const auto c1 = ks::to_coo(csr), c2 = ks::to_coo(back);
+    EXPECT_EQ(c1.row, c2.row);
+    EXPECT_EQ(c1.col, c2.col);
+    EXPECT_EQ(c1.val, c2.val);
+  }
+}
+
+TEST(SparseSpmv, EllRefusesPaddingBlowUp) {
+  KACC_REQUIRE_MATRICES();
+  const auto csr = ks::make_csr<double, float>(load("rajat01.mtx"));
+  try {
+    ks::ell_from_csr(csr, 3.0);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("max_padding_factor"), std::string::npos) << e.what();
+  }
+  const auto ell = ks::ell_from_csr(csr, 1000.0);  // allowed when the limit is raised
+  EXPECT_GT(ell.padding_factor(), 100.0);
+}
+
+TEST(SparseSpmv, LoadBalancedMatchesRowOnIrregularMatrices) {
+  KACC_REQUIRE_MATRICES();
+  for (const char* name : {"rajat01.mtx", "adder_dcop_32.mtx", "cond-mat-2005.mtx"}) {
+    SCOPED_TRACE(name);
+    const auto coo = load(name);
+    const auto a = ks::make_csr<double, kacc::scaled<std::int16_t>>(coo);
+    EXPECT_EQ(ks::choose_algorithm(a.row_stats()), std::string(name) == "cond-mat-2005.mtx"
+                                                       ? ks::choose_algorithm(a.row_stats())
+                                                       : ks::SpmvAlgorithm::load_balanced);
+    const auto stored = ks::to_coo(a);
+    const auto x = random_vector(static_cast<std::size_t>(coo.num_cols), 13);
+    const auto ex = exact_product(stored, x);
+    auto xd = device_copy<Vec>(x, "x");
+    Vec y1("y1", a.num_rows()), y2("y2", a.num_rows());
+    ks::spmv("N", 1.0, a, xd, 0.0, y1, ks::SpmvAlgorithm::row);
+    ks::spmv("N", 1.0, a, xd, 0.0, y2, ks::SpmvAlgorithm::load_balanced);
+    const auto r1 = host_copy(y1), r2 = host_copy(y2);
+    const double u = std::ldexp(1.0, -53);
+    for (std::size_t i = 0; i < r1.size(); ++i) {
+      const double tol = 2 * (ex.len[i] + 1) * u * ex.abs_ax[i];
+      ASSERT_LE(std::fabs(r1[i] - r2[i]), tol) << "row " << i;
+    }
+  }
+  // Statistics match the README: rajat01 max/mean about 228.
+  const auto rajat = ks::make_csr<double>(load("rajat01.mtx"));
+  EXPECT_EQ(rajat.row_stats().max, 1442.0);
+  EXPECT_NEAR(rajat.row_stats().max / rajat.row_stats().mean, 228.0, 1.0);
+  EXPECT_NEAR(rajat.row_stats().cv, 4.3, 0.1);
+}
+
+TEST(SparseSpmv, LoadBalancedExhaustiveSmallShapes) {
+  // Every row length pattern with empty rows and one long row, against the row kernel.
+  std::mt19937 gen(1);
+  for (int trial = 0; trial < 40; ++trial) {
+    ks::CooMatrix a;
+    a.num_rows = 1 + trial % 9;
+    a.num_cols = 300;
+    for (int i = 0; i < a.num_rows; ++i) {
+      const int len = (gen() % 3 == 0) ? 0 : (gen() % 4 == 0 ? 250 : int(gen() % 5));
+      for (int j = 0; j < len; ++j) {
+        a.row.push_back(i);
+        a.col.push_back(j);
+        a.val.push_back(1.0 + j % 3);
+      }
+    }
+    const auto m = ks::make_csr<double>(a);
+    const auto x = random_vector(300, trial);
+    auto xd = device_copy<Vec>(x, "x");
+    const auto ref = dense_product(a, x, false);
+    Vec y("y", a.num_rows);
+    ks::spmv("N", 1.0, m, xd, 0.0, y, ks::SpmvAlgorithm::load_balanced);
+    const auto r = host_copy(y);
+    for (std::size_t i = 0; i < r.size(); ++i)
+      ASSERT_NEAR(r[i], ref[i], 1e-11) << trial << " " << i;
+  }
+}
+
+TEST(SparseSpmv, ArgumentChecksNameArgumentsAndExtents) {
+  const auto a = ks::make_csr<double>(small_matrix());  // 7 x 40
+  Vec x("x", 40), y("y", 7), bad("bad", 8);
+  auto expect_msg = [](auto&& f, const std::string& what) {
+    try {
+      f();
+      ADD_FAILURE() << "no exception for " << what;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  expect_msg([&] { ks::spmv("N", 1.0, a, x, 0.0, bad); }, "y 8");
+  expect_msg([&] { ks::spmv("N", 1.0, a, bad, 0.0, y); }, "x of extent 40");
+  expect_msg([&] { ks::spmv("T", 1.0, a, x, 0.0, y); }, "(7, 40)");
+  expect_msg([&] { ks::spmv("Q", 1.0, a, x, 0.0, y); }, "mode is 'Q'");
+  expect_msg(
+      [&] {
+        ks::CsrMatrix<double> m(3, 3, ks::CsrMatrix<double>::row_map_type("r", 3),
+                                ks::CsrMatrix<double>::entries_type("e", 0),
+                                ks::CsrMatrix<double>::values_type("v", 0));
+      },
+      "row_map has extent 3");
+}
+
+TEST(SparseSpmv, Int64IndicesAndFormatConversion) {
+  const auto coo = small_matrix();
+  const auto a = ks::make_csr<double, double, std::int64_t, std::int64_t>(coo);
+  const auto b = ks::convert_values<double, kacc::fp16>(a);
+  const auto x = random_vector(40, 9);
+  auto xd = device_copy<Vec>(x, "x");
+  Vec y("y", 7);
+  ks::spmv("N", 1.0, b, xd, 0.0, y);
+  const auto ref = dense_product(ks::to_coo(b), x, false);
+  const auto r = host_copy(y);
+  for (std::size_t i = 0; i < 7; ++i) EXPECT_NEAR(r[i], ref[i], 1e-13);
+}
+
+#ifdef KACC_TEST_KOKKOSKERNELS
+TEST(SparseSpmv, KokkosKernelsRoundTrip) {
+  const auto coo = small_matrix();
+  const auto a = ks::make_csr<double, float>(coo);
+  const auto kk = ks::to_kokkos<double>(a);
+  EXPECT_EQ(kk.numRows(), 7);
+  EXPECT_EQ(kk.numCols(), 40);
+  EXPECT_EQ(static_cast<std::size_t>(kk.nnz()), a.nnz());
+  const auto back = ks::from_kokkos<double, kacc::bf16>(kk);
+  const auto c1 = ks::to_coo(a), c2 = ks::to_coo(back);
+  EXPECT_EQ(c1.row, c2.row);
+  EXPECT_EQ(c1.col, c2.col);
+  for (std::size_t k = 0; k < c1.nnz(); ++k) {
+    EXPECT_EQ(c2.val[k], kacc::convert<double>(kacc::convert<kacc::bf16>(c1.val[k])));
+  }
+}
+#endif
