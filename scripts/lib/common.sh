@@ -26,8 +26,8 @@ kacc_deps_prefix() {
 kacc_user_has_kokkos() {
   [ -n "${Kokkos_ROOT:-}" ] && return 0
   [ -n "${Kokkos_DIR:-}" ] && return 0
-  local p
-  for p in ${CMAKE_PREFIX_PATH//:/ }; do
+  local p IFS=:
+  for p in ${CMAKE_PREFIX_PATH:-}; do
     if ls "$p"/lib*/cmake/Kokkos/KokkosConfig.cmake >/dev/null 2>&1; then return 0; fi
   done
   return 1

@@ -97,8 +97,18 @@ inline std::string json_escape(const std::string& s) {
   return r;
 }
 
+/// True when s is a JSON number as a whole ("12.2.0" or a git hash is not).
+inline bool is_json_number(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() &&
+         s.find_first_not_of("0123456789+-.eE") == std::string::npos &&
+         (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-');
+}
+
 /// JSON object describing machine, Kokkos and build, plus the program's own entries
-/// (values are written as JSON strings unless they start with a digit, '-', '[' or '{').
+/// (values are written as JSON strings unless they are JSON numbers, arrays or objects).
 inline std::string run_json(const std::string& program,
                             const std::map<std::string, std::string>& extra = {}) {
   using Exec = Kokkos::DefaultExecutionSpace;
@@ -127,8 +137,7 @@ inline std::string run_json(const std::string& program,
   out << "{\n";
   bool first = true;
   for (const auto& [k, v] : fields) {
-    const bool raw = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-' ||
-                                    v[0] == '[' || v[0] == '{');
+    const bool raw = is_json_number(v) || (!v.empty() && (v[0] == '[' || v[0] == '{'));
     out << (first ? "" : ",\n") << "  \"" << json_escape(k)
         << "\": " << (raw ? v : "\"" + json_escape(v) + "\"");
     first = false;
