@@ -1,0 +1,176 @@
+// BLAS semantics, argument validation and the smaller kernels (axpy, scal, nrm2).
+#include <kacc/blas/axpy.hpp>
+#include <kacc/blas/dot.hpp>
+#include <kacc/blas/gemv.hpp>
+#include <kacc/blas/nrm2.hpp>
+#include <kacc/blas/trsv.hpp>
+#include <kacc_testing/exec_spaces.hpp>
+
+#include "blas_reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace {
+
+using namespace kacc_blas_ref;
+using Vec16 = kacc::View<double*, kacc::StoredAs<kacc::fp16>>;
+using Mat32 = kacc::View<double**, Kokkos::LayoutLeft, kacc::StoredAs<float>>;
+const double nan = std::numeric_limits<double>::quiet_NaN();
+
+// The message names the function and the argument (and extents where there are any).
+template <class F>
+void expect_invalid(F f, const std::string& function, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception for " << what;
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("kacc::blas::" + function), std::string::npos) << m;
+    EXPECT_NE(m.find(what), std::string::npos) << m;
+  }
+}
+
+TEST(BlasArguments, Rejected) {
+  Mat32 A("A", 4, 3), S("S", 3, 3);
+  kacc::View<double*> x3("x", 3), y4("y", 4), y5("y", 5);
+  Kokkos::View<float*> f3("f", 3);
+  expect_invalid([&] { kacc::blas::dot(x3, y4); }, "dot", "(4)");
+  expect_invalid([&] { kacc::blas::axpy(1.0, x3, y4); }, "axpy", "(3)");
+  expect_invalid([&] { kacc::blas::gemv("N", 1.0, A, x3, 0.0, y5); }, "gemv", "(4,3)");
+  expect_invalid([&] { kacc::blas::gemv("T", 1.0, A, x3, 0.0, y4); }, "gemv", "extent 4");
+  expect_invalid([&] { kacc::blas::gemv("X", 1.0, A, x3, 0.0, y4); }, "gemv", "trans");
+  expect_invalid([&] { kacc::blas::gemv("NN", 1.0, A, x3, 0.0, y4); }, "gemv", "trans");
+  expect_invalid([&] { kacc::blas::gemv("N", 1.0, S, x3, 0.0, x3); }, "gemv", "aliases x");
+  auto col = kacc::subview(S, Kokkos::ALL(), 0);
+  expect_invalid([&] { kacc::blas::gemv("N", 1.0, S, f3, 0.0, col); }, "gemv", "aliases A");
+  expect_invalid([&] { kacc::blas::trsv("L", "N", "N", A, x3); }, "trsv", "square");
+  expect_invalid([&] { kacc::blas::trsv("L", "N", "N", S, y4); }, "trsv", "(4)");
+  expect_invalid([&] { kacc::blas::trsv("Q", "N", "N", S, x3); }, "trsv", "uplo");
+  expect_invalid([&] { kacc::blas::trsv("L", "Q", "N", S, x3); }, "trsv", "trans");
+  expect_invalid([&] { kacc::blas::trsv("L", "N", "Q", S, x3); }, "trsv", "diag");
+}
+
+TEST(BlasSemantics, BetaZeroDoesNotReadY) {
+  auto A = make_matrix<Mat32>({1, 2, 3, 4, 5, 6}, 2, 3);
+  auto x = make_vector<Vec16>({1, 1, 1});
+  auto y = make_vector<kacc::View<double*>>({nan, nan});
+  kacc::blas::gemv("N", 2.0, A, x, 0.0, y);
+  EXPECT_EQ(stored(y), (std::vector<double>{12, 30}));
+  kacc::blas::gemv("n", 1.0, A, x, 1.0, y);  // beta = 1 adds
+  EXPECT_EQ(stored(y), (std::vector<double>{18, 45}));
+  auto yt = make_vector<Kokkos::View<float*>>({nan, nan, nan});
+  auto x2 = make_vector<Kokkos::View<double*>>({1, -1});
+  kacc::blas::gemv("t", 1.0, A, x2, 0.0, yt);
+  EXPECT_EQ(stored(yt), (std::vector<double>{-3, -3, -3}));
+}
+
+TEST(BlasSemantics, AlphaZeroSkipsAEmptyIsNoOp) {
+  auto A = make_matrix<Kokkos::View<double**>>({nan, nan, nan, nan}, 2, 2);
+  auto x = make_vector<Kokkos::View<double*>>({nan, 1});
+  auto y = make_vector<kacc::View<double*, kacc::StoredAs<kacc::bf16>>>({1, 2});
+  kacc::blas::gemv("N", 0.0, A, x, 3.0, y);
+  EXPECT_EQ(stored(y), (std::vector<double>{3, 6}));
+  kacc::blas::gemv("N", 0.0, A, x, 0.0, y);
+  EXPECT_EQ(stored(y), (std::vector<double>{0, 0}));
+  Kokkos::View<double**> E("E", 2, 0);
+  Kokkos::View<double*> e("e", 0);
+  auto y2 = make_vector<Kokkos::View<double*>>({nan, 5});
+  kacc::blas::gemv("N", 1.0, E, e, 0.0, y2);  // n == 0: y untouched, as reference BLAS
+  EXPECT_TRUE(std::isnan(stored(y2)[0]));
+  EXPECT_EQ(kacc::blas::dot(e, e), 0.0);
+  Kokkos::View<double**> Z("Z", 0, 0);
+  kacc::blas::trsv("U", "T", "N", Z, e);
+  EXPECT_EQ(kacc::blas::nrm2(e), 0.0);
+}
+
+TEST(BlasSemantics, TrsvZeroPivotGivesIeeeResults) {
+  auto A = make_matrix<Mat32>({1, 0, 0, 2, 0, 0, 3, 4, 5}, 3, 3);
+  auto b = make_vector<kacc::View<double*>>({1, 1, 1});
+  kacc::blas::trsv("L", "N", "N", A, b);
+  const auto x = stored(b);
+  EXPECT_EQ(x[0], 1.0);
+  EXPECT_TRUE(std::isinf(x[1]));
+  EXPECT_FALSE(std::isfinite(x[2]));
+}
+
+TEST(BlasSemantics, AxpyScalNrm2) {
+  auto x = make_vector<Vec16>({1, 2, 3, 4});
+  auto y = make_vector<Kokkos::View<float*>>({1, 1, 1, 1});
+  kacc::blas::axpy(0.5, x, y);
+  EXPECT_EQ(stored(y), (std::vector<double>{1.5, 2, 2.5, 3}));
+  kacc::blas::scal(2.0, x);
+  EXPECT_EQ(stored(x), (std::vector<double>{2, 4, 6, 8}));
+  auto z = make_vector<kacc::View<double*>>({nan, 1});
+  kacc::blas::scal(0.0, z);
+  EXPECT_EQ(stored(z), (std::vector<double>{0, 0}));
+  EXPECT_DOUBLE_EQ(kacc::blas::nrm2(x), std::sqrt(4.0 + 16 + 36 + 64));
+  auto big = make_vector<Kokkos::View<double*>>({3e200, 4e200});
+  EXPECT_DOUBLE_EQ(kacc::blas::nrm2(big), 5e200);
+  auto tiny = make_vector<Kokkos::View<double*>>({3e-200, 4e-200});
+  EXPECT_DOUBLE_EQ(kacc::blas::nrm2(tiny), 5e-200);
+}
+
+// The accumulation type is a template parameter: a compensated sum recovers what a plain
+// fp64 sum loses to cancellation.
+TEST(BlasAccumulator, CompensatedDot) {
+  const std::size_t n = 10000;
+  std::vector<double> a(n), b(n, 1.0);
+  for (std::size_t i = 0; i < n; ++i) a[i] = (i % 2 ? -1e16 : 1e16) + (i % 3 == 0 ? 1.0 : 0.0);
+  const double exact = kacc_testing::exact_dot(n, a.data(), b.data()).rounded();
+  auto x = make_vector<Kokkos::View<double*>>(a);
+  auto y = make_vector<Kokkos::View<double*>>(b);
+  const double c = kacc::blas::dot<double, kacc::compensated<double>>(x, y);
+  EXPECT_EQ(c, exact);
+  auto v = make_vector<kacc::View<double*, kacc::StoredAs<float>>>(random_values(3001, 8));
+  const auto vs = stored(v);
+  EXPECT_EQ((kacc::blas::nrm2<double, kacc::compensated<double>>(v)),
+            std::sqrt(kacc_testing::exact_dot(vs.size(), vs.data(), vs.data()).rounded()));
+}
+
+// Explicit arithmetic type: fp16 storage computed in fp32; strided vectors.
+TEST(BlasTypes, ExplicitArithmeticAndStrides) {
+  auto x = make_vector<Vec16>({1, 2, 3});
+  auto y = make_vector<Vec16>({4, 5, 6});
+  const auto r = kacc::blas::dot<float>(x, y);
+  static_assert(std::is_same<std::remove_const_t<decltype(r)>, float>::value, "arith type");
+  EXPECT_EQ(r, 32.0f);
+  Kokkos::View<double**, Kokkos::LayoutRight> M("M", 3, 2);
+  auto hM = Kokkos::create_mirror_view(M);
+  for (int i = 0; i < 3; ++i) hM(i, 0) = i + 1, hM(i, 1) = 10;
+  Kokkos::deep_copy(M, hM);
+  auto strided = Kokkos::subview(M, Kokkos::ALL(), 0);  // LayoutStride
+  EXPECT_EQ(kacc::blas::dot(strided, x), 14.0);
+}
+
+template <class Exec>
+class BlasSpaces : public ::testing::Test {};
+TYPED_TEST_SUITE(BlasSpaces, kacc_testing::ExecSpaces);
+
+// Every enabled execution space runs the same kernels with an explicit instance.
+TYPED_TEST(BlasSpaces, GemvAndTrsvWithExec) {
+  using Mem = typename TypeParam::memory_space;
+  TypeParam exec;
+  const std::size_t n = 70;
+  const auto Ad = random_values(n * n, 5);
+  auto A =
+      make_matrix<kacc::View<double**, Kokkos::LayoutRight, Mem, kacc::StoredAs<float>>>(Ad, n, n);
+  auto x = make_vector<kacc::View<double*, Mem>>(random_values(n, 6));
+  kacc::View<double*, Mem> y("y", n);
+  kacc::blas::gemv(exec, "N", 1.0, A, x, 0.0, y);
+  kacc::blas::trsv(exec, "U", "N", "N", A, y);  // y = U^{-1} A x
+  exec.fence();
+  const auto As = stored(A), ys = stored(y);
+  const auto ref = exact_matvec(As, n, n, stored(x));
+  for (std::size_t i = 0; i < n; ++i) {
+    double s = 0, abs = 0;
+    for (std::size_t k = i; k < n; ++k)
+      s += As[i * n + k] * ys[k], abs += std::fabs(As[i * n + k] * ys[k]);
+    EXPECT_NEAR(s, ref[i], 1e-12 * abs);
+  }
+  EXPECT_NEAR(kacc::blas::dot(exec, x, x), std::pow(kacc::blas::nrm2(exec, x), 2), 1e-12);
+}
+
+}  // namespace
