@@ -259,7 +259,8 @@ class View {
   KOKKOS_INLINE_FUNCTION constexpr std::size_t size() const { return storage_.size(); }
   KOKKOS_INLINE_FUNCTION constexpr std::size_t span() const { return storage_.span(); }
   KOKKOS_INLINE_FUNCTION bool span_is_contiguous() const { return storage_.span_is_contiguous(); }
-  KOKKOS_INLINE_FUNCTION storage_type* data() const { return storage_.data(); }
+  // const storage_type* for views of const data.
+  KOKKOS_INLINE_FUNCTION auto data() const { return storage_.data(); }
   KOKKOS_INLINE_FUNCTION bool is_allocated() const { return storage_.is_allocated(); }
   std::string label() const { return storage_.label(); }
   /// Bytes one entry occupies in memory.

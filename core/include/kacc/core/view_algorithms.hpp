@@ -186,34 +186,45 @@ void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
       throw std::invalid_argument(
           "kacc::deep_copy: the source holds a non-finite value; scaled formats store finite "
           "values only");
-    Kokkos::deep_copy(exec, Kokkos::subview(scales, 0), maxabs > 0 ? maxabs / largest : T(1));
-  } else {
+    // A kernel, not deep_copy into a rank-0 subview: Kokkos 3.4 aborts on rank-0 LayoutStride.
+    const T chosen = maxabs > 0 ? maxabs / largest : T(1);
     Kokkos::parallel_for(
-        "kacc::deep_copy::scales", Kokkos::RangePolicy<Exec>(exec, 0, src.extent(rank - 1)),
-        KOKKOS_LAMBDA(std::size_t k) {
+        "kacc::deep_copy::scale", Kokkos::RangePolicy<Exec>(exec, 0, 1),
+        KOKKOS_LAMBDA(int) { scales(0) = chosen; });
+  } else {
+    // Scales go to a temporary first so a throw leaves dst as it was.
+    const std::size_t slots = src.extent(rank - 1);
+    Kokkos::View<T*, typename Dst::memory_space> chosen(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::deep_copy::scales"), slots);
+    T worst = 0;
+    Kokkos::parallel_reduce(
+        "kacc::deep_copy::scales", Kokkos::RangePolicy<Exec>(exec, 0, slots),
+        KOKKOS_LAMBDA(std::size_t k, T & w) {
           T m = 0;
-          for (std::size_t i = 0; i < src.extent(0); ++i) {
-            if constexpr (rank == 2) {
-              const T a = magnitude(convert<T>(src(i, k)));
-              m = a > m ? a : m;
-            } else {
-              for (std::size_t j = 0; j < src.extent(1); ++j) {
-                const T a = magnitude(convert<T>(src(i, j, k)));
+          if constexpr (rank == 1) {
+            m = magnitude(convert<T>(src(k)));  // e.g. a row of a rank-2 view: one per entry
+          } else {
+            for (std::size_t i = 0; i < src.extent(0); ++i) {
+              if constexpr (rank == 2) {
+                const T a = magnitude(convert<T>(src(i, k)));
                 m = a > m ? a : m;
+              } else {
+                for (std::size_t j = 0; j < src.extent(1); ++j) {
+                  const T a = magnitude(convert<T>(src(i, j, k)));
+                  m = a > m ? a : m;
+                }
               }
             }
           }
-          scales(k) = m == inf ? inf : (m > 0 ? m / largest : T(1));
-        });
-    T worst = 0;
-    Kokkos::parallel_reduce(
-        "kacc::deep_copy::check_scales", Kokkos::RangePolicy<Exec>(exec, 0, src.extent(rank - 1)),
-        KOKKOS_LAMBDA(std::size_t k, T & m) { m = scales(k) > m ? scales(k) : m; },
+          chosen(k) = m > 0 ? m / largest : T(1);
+          w = m > w ? m : w;
+        },
         Kokkos::Max<T>(worst));
     if (!(worst < inf))
       throw std::invalid_argument(
           "kacc::deep_copy: the source holds a non-finite value; scaled formats store finite "
           "values only");
+    Kokkos::deep_copy(exec, scales, chosen);
   }
 }
 
