@@ -246,3 +246,46 @@ TEST(Scaled, DeepCopyBetweenScaledViews) {
     }
   }
 }
+
+TEST(Scaled, FailedDeepCopyLeavesTheDestinationAlone) {
+  kacc::View<double**, Host, kacc::StoredAs<Int16s>> q("q", 3, 2);
+  q.scales()(0) = 0.5;
+  q.scales()(1) = 0.25;
+  q(2, 1) = 1.0;
+  Kokkos::View<double**, Host> bad("bad", 3, 2);
+  bad(0, 0) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(kacc::deep_copy(q, bad), std::invalid_argument);
+  EXPECT_EQ(q.scales()(0), 0.5);
+  EXPECT_EQ(q.scales()(1), 0.25);
+  EXPECT_EQ(q(2, 1).get(), 1.0);
+}
+
+TEST(Scaled, DeepCopyIntoSubviewsOfAScaledMatrix) {
+  kacc::View<double**, Kokkos::LayoutLeft, Host, kacc::StoredAs<Int16s>> s("s", 4, 3);
+  Kokkos::View<double**, Host> src("src", 4, 3);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) src(i, j) = (i + 1) * std::pow(10.0, j);
+  kacc::deep_copy(s, src);
+  // A column owns its scale: copying into it re-scales that column only.
+  Kokkos::View<double*, Host> col_src("col_src", 4);
+  for (int i = 0; i < 4; ++i) col_src(i) = -0.001 * (i + 1);
+  const double other_scale = s.scales()(2);
+  kacc::deep_copy(kacc::subview(s, Kokkos::ALL, 1), col_src);
+  EXPECT_EQ(s.scales()(1), std::fabs(col_src(3)) / largest);
+  EXPECT_EQ(s.scales()(2), other_scale);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_LE(std::fabs(s(i, 1).get() - col_src(i)), bound<double>(s.scales()(1), col_src(i)));
+    EXPECT_LE(std::fabs(s(i, 2).get() - src(i, 2)), bound<double>(other_scale, src(i, 2)));
+  }
+  // A row shares every column's scale with the other rows: deep_copy into it picks one
+  // scale per entry (so the row itself is accurate) and thereby rescales the other rows'
+  // entries of those columns; only the row's own values are specified.
+  Kokkos::View<double*, Host> row_src("row_src", 3);
+  for (int j = 0; j < 3; ++j) row_src(j) = 7.0 - j;
+  auto row = kacc::subview(s, 2, Kokkos::ALL);
+  kacc::deep_copy(row, row_src);
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_EQ(s.scales()(j), row_src(j) / largest);
+    EXPECT_LE(std::fabs(row(j).get() - row_src(j)), bound<double>(s.scales()(j), row_src(j)));
+  }
+}
