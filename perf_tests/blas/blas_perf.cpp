@@ -1,0 +1,583 @@
+// kacc-perf-blas: speed and accuracy of kacc DOT, GEMV and TRSV in every storage
+// configuration against OpenBLAS and Kokkos Kernels on the same data, with the STREAM read
+// bandwidth of the same run. Writes blas_speed.csv, blas_accuracy.csv, blas_summary.csv
+// and blas.json into --out DIR; --quick is a smoke run, --full adds larger sizes.
+#include <kacc/blas/dot.hpp>
+#include <kacc/blas/gemv.hpp>
+#include <kacc/blas/trsv.hpp>
+#include <kacc_perf/run_info.hpp>
+#include <kacc_perf/stream.hpp>
+
+#include "blas_reference.hpp"
+
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+#include <fmt/format.h>
+#ifdef KACC_HAVE_KOKKOSKERNELS
+#include <KokkosBlas1_dot.hpp>
+#include <KokkosBlas2_gemv.hpp>
+#endif
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace {
+
+volatile double sink = 0;  // keeps the dot results alive
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using kacc_perf::level;
+
+// Deterministic uniform [-1,1] data, generated in parallel where it lives.
+KOKKOS_INLINE_FUNCTION double hash_uniform(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed * 0x9e3779b97f4a7c15ull + i + 1;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1p-52 - 1.0;
+}
+
+// dst (any format, rank 1 or 2) filled with the fp64 data of src, converted once.
+template <class Dst, class Src>
+void fill_from(const Dst& dst, const Src& src) {
+  if constexpr (kacc::is_kacc_view_v<Dst>) {
+    if constexpr (Dst::is_scaled && Dst::rank == 1) {
+      // One scale for the vector, chosen by hand (kacc::deep_copy lacks rank-1 scaled).
+      double m = 0;
+      Kokkos::parallel_reduce(
+          "fill_max", src.extent(0),
+          KOKKOS_LAMBDA(std::size_t i, double& v) {
+            const double a = kacc::math::fabs(src(i));
+            v = a > v ? a : v;
+          },
+          Kokkos::Max<double>(m));
+      Kokkos::deep_copy(dst.scales(), m > 0 ? m / 32767.0 : 1.0);
+      Kokkos::parallel_for(
+          "fill", src.extent(0), KOKKOS_LAMBDA(std::size_t i) { dst(i) = src(i); });
+      Kokkos::fence();
+      return;
+    } else {
+      kacc::deep_copy(dst, src);
+    }
+  } else {
+    kacc::deep_copy(dst, src);
+  }
+}
+
+struct variant {
+  std::string kernel, impl, config, layout, trans;
+  std::int64_t m = 0, n = 0;
+  double bytes = 0, flops = 0;
+  std::function<void()> run, reset;
+  std::vector<double> times;
+};
+std::vector<std::unique_ptr<variant>> variants;
+
+void add(variant v) {
+  variants.push_back(std::make_unique<variant>(std::move(v)));
+}
+
+// Runs every registered variant once per repetition through Google Benchmark (manual time,
+// one iteration), so the variants interleave repetition by repetition.
+void run_all(int repetitions) {
+  for (std::size_t k = 0; k < variants.size(); ++k) {
+    variant* v = variants[k].get();
+    benchmark::RegisterBenchmark((v->kernel + "/" + v->impl + "/" + v->config + "/" + v->layout +
+                                  v->trans + "/" + std::to_string(v->n))
+                                     .c_str(),
+                                 [v](benchmark::State& state) {
+                                   for (auto _ : state) {
+                                     if (v->reset) v->reset();
+                                     Kokkos::fence();
+                                     Kokkos::Timer t;
+                                     v->run();
+                                     Kokkos::fence();
+                                     const double s = t.seconds();
+                                     state.SetIterationTime(s);
+                                     v->times.push_back(s);
+                                   }
+                                 })
+        ->Iterations(1)
+        ->UseManualTime();
+  }
+  struct quiet : benchmark::BenchmarkReporter {
+    bool ReportContext(const Context&) override { return true; }
+    void ReportRuns(const std::vector<Run>&) override {}
+  } reporter;
+  for (int r = 0; r <= repetitions; ++r) {  // r = 0 warms up
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    if (r == 0)
+      for (auto& v : variants) v->times.clear();
+  }
+  benchmark::ClearRegisteredBenchmarks();
+}
+
+template <class S>
+const char* storage_name() {
+  return kacc::format_name<S>();
+}
+
+// ---------------------------------------------------------------- GEMV
+template <class Layout>
+void register_gemv(std::int64_t n, std::uint64_t seed) {
+  const std::string lay = std::is_same<Layout, Kokkos::LayoutLeft>::value ? "L" : "R";
+  Kokkos::View<double**, Layout> A64("A64", n, n);
+  Kokkos::View<double*> x64("x64", n), y64("y64", n);
+  Kokkos::parallel_for(
+      "gen", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {n, n}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { A64(i, j) = hash_uniform(seed, i * n + j); });
+  Kokkos::parallel_for(
+      "gen", n, KOKKOS_LAMBDA(std::int64_t i) { x64(i) = hash_uniform(seed + 1, i); });
+  Kokkos::View<float**, Layout> A32("A32", n, n);
+  Kokkos::View<float*> x32("x32", n), y32("y32", n);
+  fill_from(A32, A64);
+  fill_from(x32, x64);
+  const double nn = static_cast<double>(n) * n;
+  auto base = [&](const std::string& impl, const std::string& config, const char* t, double abytes,
+                  double vbytes) {
+    variant v;
+    v.kernel = "gemv";
+    v.impl = impl;
+    v.config = config;
+    v.layout = lay;
+    v.trans = t;
+    v.m = v.n = n;
+    v.bytes = nn * abytes + 2.0 * n * vbytes;
+    v.flops = 2 * nn;
+    return v;
+  };
+  for (const char* t : {"N", "T"}) {
+    const bool tr = t[0] == 'T';
+    const auto order = lay == "L" ? CblasColMajor : CblasRowMajor;
+    const auto ct = tr ? CblasTrans : CblasNoTrans;
+    auto v = base("kacc", "fp64", t, 8, 8);
+    v.run = [=] { kacc::blas::gemv(t, 1.0, A64, x64, 0.0, y64); };
+    add(v);
+    v = base("kacc", "fp32", t, 4, 4);
+    v.run = [=] { kacc::blas::gemv(t, 1.0f, A32, x32, 0.0f, y32); };
+    add(v);
+    v = base("openblas", "fp64", t, 8, 8);
+    v.run = [=] {
+      cblas_dgemv(order, ct, n, n, 1.0, A64.data(), n, x64.data(), 1, 0.0, y64.data(), 1);
+    };
+    add(v);
+    v = base("openblas", "fp32", t, 4, 4);
+    v.run = [=] {
+      cblas_sgemv(order, ct, n, n, 1.0f, A32.data(), n, x32.data(), 1, 0.0f, y32.data(), 1);
+    };
+    add(v);
+#ifdef KACC_HAVE_KOKKOSKERNELS
+    v = base("kokkoskernels", "fp64", t, 8, 8);
+    v.run = [=] { KokkosBlas::gemv(t, 1.0, A64, x64, 0.0, y64); };
+    add(v);
+    v = base("kokkoskernels", "fp32", t, 4, 4);
+    v.run = [=] { KokkosBlas::gemv(t, 1.0f, A32, x32, 0.0f, y32); };
+    add(v);
+    v = base("kokkoskernels", "fp64<-fp32", t, 4, 8);
+    v.run = [=] { KokkosBlas::gemv(t, 1.0, A32, x64, 0.0, y64); };
+    add(v);
+#endif
+  }
+  // kacc accessor configurations: A and x stored in S, arithmetic T, y in T.
+  auto acc = [&](auto s_tag, auto t_tag, const std::string& config) {
+    using S = decltype(s_tag);
+    using T = decltype(t_tag);
+    kacc::View<T**, Layout, kacc::StoredAs<S>> A("A", n, n);
+    kacc::View<T*, kacc::StoredAs<S>> x("x", n);
+    kacc::View<T*> y("y", n);
+    fill_from(A, A64);
+    fill_from(x, x64);
+    for (const char* t : {"N", "T"}) {
+      auto v = base("kacc", config, t, sizeof(typename decltype(A)::storage_type),
+                    sizeof(typename decltype(x)::storage_type));
+      v.run = [=] { kacc::blas::gemv(t, T(1), A, x, T(0), y); };
+      add(v);
+    }
+  };
+  acc(float(), double(), "fp64<-fp32");
+  acc(kacc::fp16(), double(), "fp64<-fp16");
+  acc(kacc::bf16(), double(), "fp64<-bf16");
+  acc(kacc::fp16(), float(), "fp32<-fp16");
+  acc(kacc::scaled<std::int16_t>(), double(), "fp64<-int16s");
+}
+
+// ---------------------------------------------------------------- DOT
+void register_dot(std::int64_t n, std::uint64_t seed) {
+  Kokkos::View<double*> x64("x64", n), y64("y64", n);
+  Kokkos::parallel_for(
+      "gen", n, KOKKOS_LAMBDA(std::int64_t i) {
+        x64(i) = hash_uniform(seed, i);
+        y64(i) = hash_uniform(seed + 1, i);
+      });
+  Kokkos::View<float*> x32("x32", n), y32("y32", n);
+  fill_from(x32, x64);
+  fill_from(y32, y64);
+  auto base = [&](const std::string& impl, const std::string& config, double bytes) {
+    variant v;
+    v.kernel = "dot";
+    v.impl = impl;
+    v.config = config;
+    v.layout = "-";
+    v.trans = "-";
+    v.m = 1;
+    v.n = n;
+    v.bytes = 2.0 * n * bytes;
+    v.flops = 2.0 * n;
+    return v;
+  };
+  auto v = base("kacc", "fp64", 8);
+  v.run = [=] { sink = kacc::blas::dot(x64, y64); };
+  add(v);
+  v = base("kacc", "fp32", 4);
+  v.run = [=] { sink = kacc::blas::dot(x32, y32); };
+  add(v);
+  v = base("openblas", "fp64", 8);
+  v.run = [=] { sink = cblas_ddot(n, x64.data(), 1, y64.data(), 1); };
+  add(v);
+  v = base("openblas", "fp32", 4);
+  v.run = [=] { sink = cblas_sdot(n, x32.data(), 1, y32.data(), 1); };
+  add(v);
+#ifdef KACC_HAVE_KOKKOSKERNELS
+  v = base("kokkoskernels", "fp64", 8);
+  v.run = [=] { sink = KokkosBlas::dot(x64, y64); };
+  add(v);
+  v = base("kokkoskernels", "fp32", 4);
+  v.run = [=] { sink = KokkosBlas::dot(x32, y32); };
+  add(v);
+#endif
+  auto acc = [&](auto s_tag, auto t_tag, const std::string& config) {
+    using S = decltype(s_tag);
+    using T = decltype(t_tag);
+    kacc::View<T*, kacc::StoredAs<S>> x("x", n), y("y", n);
+    fill_from(x, x64);
+    fill_from(y, y64);
+    auto w = base("kacc", config, sizeof(typename decltype(x)::storage_type));
+    w.run = [=] { sink = kacc::blas::dot(x, y); };
+    add(w);
+  };
+  acc(float(), double(), "fp64<-fp32");
+  acc(kacc::fp16(), double(), "fp64<-fp16");
+  acc(kacc::bf16(), double(), "fp64<-bf16");
+  acc(kacc::fp16(), float(), "fp32<-fp16");
+  acc(kacc::scaled<std::int16_t>(), double(), "fp64<-int16s");
+}
+
+// ---------------------------------------------------------------- TRSV (lower, N, non-unit)
+void register_trsv(std::int64_t n, std::uint64_t seed) {
+  // Well conditioned: off-diagonal uniform/n, unit-sized diagonal; b reset every repetition.
+  Kokkos::View<double**, Kokkos::LayoutLeft> L64("L64", n, n);
+  Kokkos::View<double*> b0("b0", n), b64("b64", n);
+  Kokkos::parallel_for(
+      "gen", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {n, n}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+        L64(i, j) = i == j ? 1.5 + 0.5 * hash_uniform(seed, i * n + j)
+                           : (j < i ? hash_uniform(seed, i * n + j) / n : 0.0);
+      });
+  Kokkos::parallel_for(
+      "gen", n, KOKKOS_LAMBDA(std::int64_t i) { b0(i) = hash_uniform(seed + 1, i); });
+  Kokkos::View<float**, Kokkos::LayoutLeft> L32("L32", n, n);
+  Kokkos::View<float*> b32("b32", n);
+  fill_from(L32, L64);
+  const double nn = 0.5 * n * static_cast<double>(n);
+  auto base = [&](const std::string& impl, const std::string& config, double abytes) {
+    variant v;
+    v.kernel = "trsv";
+    v.impl = impl;
+    v.config = config;
+    v.layout = "L";
+    v.trans = "N";
+    v.m = v.n = n;
+    v.bytes = nn * abytes;
+    v.flops = 2 * nn;
+    return v;
+  };
+  auto v = base("kacc", "fp64", 8);
+  v.reset = [=] { Kokkos::deep_copy(b64, b0); };
+  v.run = [=] { kacc::blas::trsv("L", "N", "N", L64, b64); };
+  add(v);
+  v = base("openblas", "fp64", 8);
+  v.run = [=] {
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, L64.data(), n, b64.data(),
+                1);
+  };
+  add(v);
+  auto r32 = [=] { fill_from(b32, b0); };
+  v = base("kacc", "fp32", 4);
+  v.reset = r32;
+  v.run = [=] { kacc::blas::trsv("L", "N", "N", L32, b32); };
+  add(v);
+  v = base("openblas", "fp32", 4);
+  v.reset = r32;
+  v.run = [=] {
+    cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, L32.data(), n, b32.data(),
+                1);
+  };
+  add(v);
+  auto acc = [&](auto s_tag, auto t_tag, const std::string& config) {
+    using S = decltype(s_tag);
+    using T = decltype(t_tag);
+    kacc::View<T**, Kokkos::LayoutLeft, kacc::StoredAs<S>> L("L", n, n);
+    kacc::View<T*> b("b", n);
+    fill_from(L, L64);
+    auto w = base("kacc", config, sizeof(typename decltype(L)::storage_type));
+    w.reset = [=] { fill_from(b, b0); };
+    w.run = [=] { kacc::blas::trsv("L", "N", "N", L, b); };
+    add(w);
+  };
+  acc(float(), double(), "fp64<-fp32");
+  acc(kacc::fp16(), double(), "fp64<-fp16");
+  acc(kacc::bf16(), double(), "fp64<-bf16");
+  acc(kacc::fp16(), float(), "fp32<-fp16");
+  acc(kacc::scaled<std::int16_t>(), double(), "fp64<-int16s");
+}
+
+// ---------------------------------------------------------------- accuracy
+struct acc_row {
+  std::string kernel, config, dist;
+  std::size_t n;
+  std::vector<double> errors;
+};
+
+template <class S, class T>
+struct acc_config {
+  using storage = S;
+  using arith = T;
+};
+
+// Relative errors of every configuration for one problem, against the exact reference.
+template <class F>
+void for_configs(F&& f) {
+  f(acc_config<double, double>(), "fp64");
+  f(acc_config<float, float>(), "fp32");
+  f(acc_config<float, double>(), "fp64<-fp32");
+  f(acc_config<kacc::fp16, double>(), "fp64<-fp16");
+  f(acc_config<kacc::bf16, double>(), "fp64<-bf16");
+  f(acc_config<kacc::fp16, float>(), "fp32<-fp16");
+  f(acc_config<kacc::scaled<std::int16_t>, double>(), "fp64<-int16s");
+}
+
+template <class C>
+using vec_t = kacc::View<typename C::arith*, kacc::StoredAs<typename C::storage>>;
+template <class C>
+using mat_t =
+    kacc::View<typename C::arith**, Kokkos::LayoutLeft, kacc::StoredAs<typename C::storage>>;
+
+std::vector<acc_row> accuracy(level lv) {
+  using namespace kacc_blas_ref;
+  const std::vector<std::size_t> gemv_n = lv == level::quick ? std::vector<std::size_t>{256}
+                                          : lv == level::full
+                                              ? std::vector<std::size_t>{1024, 4096, 8192}
+                                              : std::vector<std::size_t>{1024, 4096};
+  const std::vector<std::size_t> dot_n = lv == level::quick ? std::vector<std::size_t>{1 << 14}
+                                         : lv == level::full
+                                             ? std::vector<std::size_t>{1 << 16, 1 << 20, 1 << 24}
+                                             : std::vector<std::size_t>{1 << 16, 1 << 20, 1 << 22};
+  const std::vector<std::size_t> trsv_n = lv == level::quick ? std::vector<std::size_t>{256}
+                                          : lv == level::full
+                                              ? std::vector<std::size_t>{1024, 2048, 4096}
+                                              : std::vector<std::size_t>{1024, 2048};
+  const int seeds = 10;
+  std::map<std::string, acc_row> rows;
+  auto record = [&](const std::string& k, const std::string& c, distribution d, std::size_t n,
+                    double e) {
+    auto& r = rows[k + c + name(d) + std::to_string(n)];
+    r.kernel = k, r.config = c, r.dist = name(d), r.n = n;
+    r.errors.push_back(e);
+  };
+  for (const auto d : {distribution::uniform, distribution::normal}) {
+    for (int s = 0; s < seeds; ++s) {
+      for (std::size_t n : dot_n) {
+        const auto x = random_values(n, 1000 + s, d), y = random_values(n, 2000 + s, d);
+        const double ref = kacc_testing::exact_dot(n, x.data(), y.data()).rounded();
+        for_configs([&](auto c, const char* name) {
+          using C = decltype(c);
+          const double r = kacc::blas::dot(make_vector<vec_t<C>>(x), make_vector<vec_t<C>>(y));
+          record("dot", name, d, n, std::fabs(r - ref) / std::fabs(ref));
+        });
+      }
+      for (std::size_t n : gemv_n) {
+        const auto A = random_values(n * n, 3000 + s, d), x = random_values(n, 4000 + s, d);
+        const auto ref = exact_matvec(A, n, n, x);
+        for_configs([&](auto c, const char* name) {
+          using C = decltype(c);
+          Kokkos::View<typename C::arith*> y("y", n);
+          kacc::blas::gemv("N", 1, make_matrix<mat_t<C>>(A, n, n), make_vector<vec_t<C>>(x), 0, y);
+          record("gemv", name, d, n, rel_error_1norm(stored(y), ref));
+        });
+      }
+      for (std::size_t n : trsv_n) {
+        std::vector<double> L, U;
+        lu_factors(random_values(n * n, 5000 + s, d), n, L, U);
+        const auto b = random_values(n, 6000 + s, d);
+        for (const bool lower : {true, false}) {
+          const auto& T = lower ? L : U;
+          const auto ref = exact_trsv(T, n, lower, b);
+          for_configs([&](auto c, const char* name) {
+            using C = decltype(c);
+            auto bv = make_vector<Kokkos::View<typename C::arith*>>(b);
+            kacc::blas::trsv(lower ? "L" : "U", "N", lower ? "U" : "N",
+                             make_matrix<mat_t<C>>(T, n, n), bv);
+            record(lower ? "trsv_L" : "trsv_U", name, d, n, rel_error_1norm(stored(bv), ref));
+          });
+        }
+      }
+    }
+  }
+  std::vector<acc_row> out;
+  for (auto& [k, r] : rows) out.push_back(r);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::initialize(argc, argv);
+  int rc = 0;
+  {
+    const auto opt = kacc_perf::parse_options(argc, argv);
+    benchmark::Initialize(&argc, argv);
+    const level lv = opt.run_level;
+    const std::size_t llc = kacc_perf::last_level_cache_bytes();
+    const auto stream = kacc_perf::measure_stream<Exec>(
+        lv == level::quick ? (std::size_t{64} << 20)
+                           : std::max<std::size_t>(8 * llc, std::size_t{512} << 20),
+        lv == level::quick ? 5 : 20);
+    fmt::print("STREAM read {:.1f} GB/s, copy {:.1f}, triad {:.1f}\n", stream.read_gbs,
+               stream.copy_gbs, stream.triad_gbs);
+    const int reps = lv == level::quick ? 3 : lv == level::full ? 15 : 10;
+    const std::vector<std::int64_t> gemv_n = lv == level::quick ? std::vector<std::int64_t>{1024}
+                                             : lv == level::full
+                                                 ? std::vector<std::int64_t>{8192, 16384, 23168}
+                                                 : std::vector<std::int64_t>{8192, 16384};
+    const std::vector<std::int64_t> dot_n =
+        lv == level::quick  ? std::vector<std::int64_t>{1 << 20}
+        : lv == level::full ? std::vector<std::int64_t>{1 << 25, 1 << 27, 1 << 28}
+                            : std::vector<std::int64_t>{1 << 25, 1 << 27};
+    const std::vector<std::int64_t> trsv_n = lv == level::quick ? std::vector<std::int64_t>{1024}
+                                             : lv == level::full
+                                                 ? std::vector<std::int64_t>{8192, 16384, 23168}
+                                                 : std::vector<std::int64_t>{8192, 16384};
+    std::string speed =
+        "kernel,impl,config,layout,trans,m,n,time_median_s,time_min_s,gflops,gbs,frac_read_bw\n";
+    std::map<std::string, double> med;  // kernel/impl/config/layout/trans/n -> median time
+    auto flush = [&] {
+      for (auto& v : variants) {
+        const double t = kacc_perf::median(v->times);
+        const double tmin = *std::min_element(v->times.begin(), v->times.end());
+        const double gbs = v->bytes / t * 1e-9;
+        speed += fmt::format("{},{},{},{},{},{},{},{:.6e},{:.6e},{:.3f},{:.3f},{:.3f}\n", v->kernel,
+                             v->impl, v->config, v->layout, v->trans, v->m, v->n, t, tmin,
+                             v->flops / t * 1e-9, gbs, gbs / stream.read_gbs);
+        med[v->kernel + "/" + v->impl + "/" + v->config + "/" + v->layout + v->trans + "/" +
+            std::to_string(v->n)] = t;
+      }
+      variants.clear();
+    };
+    // One problem size at a time keeps memory bounded; variants interleave within it.
+    for (auto n : gemv_n) {
+      register_gemv<Kokkos::LayoutLeft>(n, 11);
+      run_all(reps);
+      flush();
+      register_gemv<Kokkos::LayoutRight>(n, 12);
+      run_all(reps);
+      flush();
+    }
+    for (auto n : dot_n) {
+      register_dot(n, 13);
+      run_all(reps);
+      flush();
+    }
+    for (auto n : trsv_n) {
+      register_trsv(n, 14);
+      run_all(reps);
+      flush();
+    }
+    kacc_perf::write_file(opt.out_dir + "/blas_speed.csv", speed);
+
+    const auto acc = accuracy(lv);
+    std::string acsv = "kernel,config,distribution,n,median_rel_error,max_rel_error,seeds\n";
+    std::map<std::string, double> amed;  // kernel/config/dist/n
+    for (const auto& r : acc) {
+      const double m = kacc_perf::median(r.errors);
+      acsv += fmt::format("{},{},{},{},{:.4e},{:.4e},{}\n", r.kernel, r.config, r.dist, r.n, m,
+                          *std::max_element(r.errors.begin(), r.errors.end()), r.errors.size());
+      amed[r.kernel + "/" + r.config + "/" + r.dist + "/" + std::to_string(r.n)] = m;
+    }
+    kacc_perf::write_file(opt.out_dir + "/blas_accuracy.csv", acsv);
+
+    // Targets of the issue, at the largest size of each kernel.
+    std::string summary = "check,measured,target,holds,note\n";
+    auto check = [&](const std::string& name, double measured, double target, bool upper,
+                     const std::string& note) {
+      const bool holds = measured > 0 && (upper ? measured <= target : measured >= target);
+      summary += fmt::format("{},{:.3f},{}{},{},{}\n", name, measured, upper ? "<=" : ">=", target,
+                             holds ? "yes" : "no", note);
+      fmt::print("{:<48} {:8.3f}  target {}{:<5} {}\n", name, measured, upper ? "<=" : ">=", target,
+                 holds ? "holds" : "MISSED");
+    };
+    auto t = [&](const std::string& key) { return med.count(key) ? med[key] : 0.0; };
+    const auto gn = std::to_string(gemv_n.back()), dn = std::to_string(dot_n.back()),
+               tn = std::to_string(trsv_n.back());
+    for (const char* lt : {"LN", "LT", "RN", "RT"}) {
+      const std::string s = std::string("/") + lt + "/" + gn;
+      const double a = t("gemv/kacc/fp64<-fp32" + s);
+      const std::string note = std::string("gemv layout ") + lt + " n=" + gn;
+      check(std::string("gemv_") + lt + "_acc64_32_vs_dgemv", a / t("gemv/openblas/fp64" + s), 0.55,
+            true, note);
+      check(std::string("gemv_") + lt + "_acc64_32_vs_sgemv", a / t("gemv/openblas/fp32" + s), 1.05,
+            true, note);
+      const double bytes = double(gemv_n.back()) * gemv_n.back() * 4 + 16.0 * gemv_n.back();
+      check(std::string("gemv_") + lt + "_acc64_32_frac_read_bw",
+            bytes / a * 1e-9 / stream.read_gbs, 0.9, false, note);
+      check(std::string("gemv_") + lt + "_acc64_16_vs_dgemv",
+            t("gemv/kacc/fp64<-fp16" + s) / t("gemv/openblas/fp64" + s), 0.30, true, note);
+      check(std::string("gemv_") + lt + "_acc64_bf16_vs_dgemv",
+            t("gemv/kacc/fp64<-bf16" + s) / t("gemv/openblas/fp64" + s), 0.30, true, note);
+    }
+    {
+      const std::string s = "/--/" + dn, note = "dot n=" + dn;
+      const double a = t("dot/kacc/fp64<-fp32" + s);
+      check("dot_acc64_32_vs_ddot", a / t("dot/openblas/fp64" + s), 0.55, true, note);
+      check("dot_acc64_32_vs_sdot", a / t("dot/openblas/fp32" + s), 1.05, true, note);
+      check("dot_acc64_32_frac_read_bw", 8.0 * dot_n.back() / a * 1e-9 / stream.read_gbs, 0.9,
+            false, note);
+      check("dot_acc64_16_vs_ddot", t("dot/kacc/fp64<-fp16" + s) / t("dot/openblas/fp64" + s), 0.30,
+            true, note);
+      check("dot_acc64_bf16_vs_ddot", t("dot/kacc/fp64<-bf16" + s) / t("dot/openblas/fp64" + s),
+            0.30, true, note);
+    }
+    {
+      const std::string s = "/LN/" + tn, note = "trsv lower n=" + tn;
+      const double a = t("trsv/kacc/fp64<-fp32" + s);
+      check("trsv_acc64_32_vs_dtrsv", a / t("trsv/openblas/fp64" + s), 0.8, true, note);
+      check("trsv_acc64_32_vs_strsv", a / t("trsv/openblas/fp32" + s), 1.25, true, note);
+    }
+    for (const char* k : {"gemv", "dot", "trsv_L", "trsv_U"}) {
+      for (const char* d : {"uniform", "normal"}) {
+        std::size_t nmax = 0;
+        for (const auto& r : acc)
+          if (r.kernel == k) nmax = std::max(nmax, r.n);
+        const std::string s = std::string("/") + d + "/" + std::to_string(nmax);
+        const double p = amed[std::string(k) + "/fp32" + s];
+        check(std::string(k) + "_" + d + "_err_acc64_32_vs_fp32",
+              p > 0 ? amed[std::string(k) + "/fp64<-fp32" + s] / p : 0, 0.7, true,
+              std::string("median rel error n=") + std::to_string(nmax) +
+                  (nmax < 4096 ? " (n < 4096 at this level)" : ""));
+      }
+    }
+    kacc_perf::write_file(opt.out_dir + "/blas_summary.csv", summary);
+    kacc_perf::write_file(
+        opt.out_dir + "/blas.json",
+        kacc_perf::run_json("kacc-perf-blas",
+                            {{"level", kacc_perf::level_name(lv)},
+                             {"repetitions", std::to_string(reps)},
+                             {"stream_read_gbs", fmt::format("{:.3f}", stream.read_gbs)},
+                             {"stream_copy_gbs", fmt::format("{:.3f}", stream.copy_gbs)},
+                             {"stream_triad_gbs", fmt::format("{:.3f}", stream.triad_gbs)},
+                             {"stream_read_gbs_max", fmt::format("{:.3f}", stream.read_gbs_max)},
+                             {"stream_bytes_per_array", std::to_string(stream.bytes_per_array)}}));
+  }
+  Kokkos::finalize();
+  return rc;
+}
