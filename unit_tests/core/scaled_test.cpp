@@ -277,15 +277,28 @@ TEST(Scaled, DeepCopyIntoSubviewsOfAScaledMatrix) {
     EXPECT_LE(std::fabs(s(i, 1).get() - col_src(i)), bound<double>(s.scales()(1), col_src(i)));
     EXPECT_LE(std::fabs(s(i, 2).get() - src(i, 2)), bound<double>(other_scale, src(i, 2)));
   }
-  // A row shares every column's scale with the other rows: deep_copy into it picks one
-  // scale per entry (so the row itself is accurate) and thereby rescales the other rows'
-  // entries of those columns; only the row's own values are specified.
+  // A row shares every column's scale with the other rows: deep_copy into it keeps the
+  // scales, so the other rows' entries do not change; row values beyond a column's
+  // range saturate at that column's largest magnitude.
   Kokkos::View<double*, Host> row_src("row_src", 3);
-  for (int j = 0; j < 3; ++j) row_src(j) = 7.0 - j;
+  row_src(0) = 2.5;     // within column 0's range (up to 4)
+  row_src(1) = -35.0;   // beyond column 1's range (up to 0.004 after the copy above): saturates
+  row_src(2) = 1000.0;  // beyond column 2's range (up to 400): saturates
+  const double scales_before[3] = {s.scales()(0), s.scales()(1), s.scales()(2)};
+  double others_before[4][3];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) others_before[i][j] = s(i, j).get();
   auto row = kacc::subview(s, 2, Kokkos::ALL);
+  EXPECT_TRUE(row.scale_state().shared);
+  EXPECT_FALSE(kacc::subview(s, Kokkos::ALL, 1).scale_state().shared);
   kacc::deep_copy(row, row_src);
-  for (int j = 0; j < 3; ++j) {
-    EXPECT_EQ(s.scales()(j), row_src(j) / largest);
-    EXPECT_LE(std::fabs(row(j).get() - row_src(j)), bound<double>(s.scales()(j), row_src(j)));
-  }
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(s.scales()(j), scales_before[j]) << "column " << j;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j)
+      if (i != 2) {
+        EXPECT_EQ(s(i, j).get(), others_before[i][j]) << i << ", " << j;
+      }
+  EXPECT_LE(std::fabs(row(0).get() - 2.5), bound<double>(s.scales()(0), 2.5));
+  EXPECT_EQ(row(1).get(), -largest * s.scales()(1));
+  EXPECT_EQ(row(2).get(), largest * s.scales()(2));
 }

@@ -38,8 +38,11 @@ struct StoredAs {
 
 /// Integer storage with one scale per vector (rank 1) or per column (the last index for
 /// rank >= 2): value = integer * scale. `kacc::deep_copy` into such a view picks the
-/// scales so the largest magnitude maps to the largest integer; writes round to the
-/// nearest integer and saturate; NaN is stored as 0 (integers have no NaN).
+/// scales so the largest magnitude of each column maps to the largest integer (an
+/// all-zero column gets scale 1; non-finite data throws std::invalid_argument). Writes
+/// round to the nearest integer, ties to even, and saturate at +-largest; NaN is stored
+/// as 0 (integers have no NaN). A row or block subview shares its scales with entries
+/// outside it, so deep_copy into it keeps the existing scales (and saturates).
 template <class Integer>
 struct scaled {
   static_assert(std::is_integral<Integer>::value && std::is_signed<Integer>::value,

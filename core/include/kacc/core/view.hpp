@@ -90,6 +90,9 @@ template <class ScaleView>
 struct scale_state {
   ScaleView scales;
   std::size_t stride = 0;
+  /// The scales also cover entries outside this view (a row or block subview), so
+  /// deep_copy must keep them rather than pick new ones from this view's data alone.
+  bool shared = false;
 };
 
 template <class... I>
@@ -176,9 +179,8 @@ class View {
   template <class... N, class = std::enable_if_t<(std::is_integral<N>::value && ...)>>
   explicit View(const std::string& label, N... extents)
       : storage_((detail::check_extents(label, sizeof(storage_type), extents...), label),
-                 static_cast<std::size_t>(extents)...) {
-    init_scales(label);
-  }
+                 static_cast<std::size_t>(extents)...),
+        scale_state_(initial_scales(label)) {}
 
   /// Allocates with Kokkos allocation properties, e.g.
   /// `Kokkos::view_alloc(Kokkos::WithoutInitializing, "x")`.
@@ -189,20 +191,20 @@ class View {
   View(const AllocProperties& properties, N... extents)
       : storage_(
             (detail::check_extents("kacc::View", sizeof(storage_type), extents...), properties),
-            static_cast<std::size_t>(extents)...) {
-    init_scales("kacc::View");
-  }
+            static_cast<std::size_t>(extents)...),
+        scale_state_(initial_scales("kacc::View")) {}
 
   /// Wraps existing storage without copying (scales start at 1 for scaled formats).
   template <class... KP>
-  explicit View(const Kokkos::View<KP...>& storage) : storage_(storage) {
-    init_scales(storage_.label());
-  }
+  explicit View(const Kokkos::View<KP...>& storage)
+      : storage_(storage), scale_state_(initial_scales(storage_.label())) {}
 
   /// Wraps existing integer storage and its scales: entry scale = scales(last index * stride).
+  /// `shared` says the scales also serve entries outside this storage (see scale_state).
   template <class... KP>
-  View(const Kokkos::View<KP...>& storage, const scale_view_type& scales, std::size_t stride)
-      : storage_(storage), scale_state_{scales, stride} {
+  View(const Kokkos::View<KP...>& storage, const scale_view_type& scales, std::size_t stride,
+       bool shared = false)
+      : storage_(storage), scale_state_{scales, stride, shared} {
     static_assert(is_scaled, "only views of scaled formats take scales");
   }
 
@@ -270,20 +272,23 @@ class View {
   template <class OtherState>
   static scale_state_type convert_state(const OtherState& other) {
     if constexpr (is_scaled) {
-      return {other.scales, other.stride};
+      return {other.scales, other.stride, other.shared};
     } else {
       return {};
     }
   }
 
-  void init_scales(const std::string& label) {
+  // Built in the constructors' initialiser lists: assigning into a default-constructed
+  // View crashes some Kokkos development snapshots, and it is one allocation less.
+  scale_state_type initial_scales(const std::string& label) const {
     if constexpr (is_scaled && !is_const) {
       const std::size_t n = rank == 1 ? 1 : storage_.extent(rank - 1);
       Kokkos::View<arithmetic_type*, device_type> scales(label + "_scales", n);
       Kokkos::deep_copy(scales, arithmetic_type(1));
-      scale_state_ = {scales, rank == 1 ? 0 : 1};
+      return {scale_view_type(scales), rank == 1 ? 0u : 1u, false};
     } else {
       (void)label;
+      return {};
     }
   }
 

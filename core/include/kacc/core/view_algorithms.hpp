@@ -80,15 +80,21 @@ auto subview(const View<D, P...>& v, const Args&... args) {
     // The scale follows the last dimension: picking one index of it fixes the scale.
     using Last = std::decay_t<decltype(detail::last_argument(args...))>;
     const auto& state = v.scale_state();
-    if constexpr (detail::index_range<Last>::is_all) {
-      return R(storage, state.scales, state.stride);
+    // Entries that share a scale lie along the leading dimensions: the subview holds all of
+    // them only when every leading argument is ALL (and, for one scale, the last one too).
+    constexpr std::size_t all_args = (std::size_t{detail::index_range<Args>::is_all} + ...);
+    constexpr bool last_all = detail::index_range<Last>::is_all;
+    constexpr bool leading_all = all_args - std::size_t{last_all} == sizeof...(Args) - 1;
+    const bool shared = state.shared || !leading_all || (state.stride == 0 && !last_all);
+    if constexpr (last_all) {
+      return R(storage, state.scales, state.stride, shared);
     } else {
-      if (state.stride == 0) return R(storage, state.scales, 0);
+      if (state.stride == 0) return R(storage, state.scales, 0, shared);
       const auto range = detail::range_of(detail::last_argument(args...));
       auto scales = Kokkos::subview(
           state.scales, Kokkos::pair<std::size_t, std::size_t>(range.first, range.second));
       return R(storage, typename R::scale_view_type(scales),
-               detail::index_range<Last>::is_index ? 0 : 1);
+               detail::index_range<Last>::is_index ? 0 : 1, shared);
     }
   }
 }
@@ -104,7 +110,8 @@ auto create_mirror_view(const View<D, P...>& v) {
     return R(storage);
   } else {
     auto scales = Kokkos::create_mirror_view(v.scales());
-    return R(storage, typename R::scale_view_type(scales), v.scale_state().stride);
+    return R(storage, typename R::scale_view_type(scales), v.scale_state().stride,
+             v.scale_state().shared);
   }
 }
 
@@ -297,7 +304,11 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
       deep_copy(exec, dst, Kokkos::create_mirror_view_and_copy(DstMemory(), src));
     }
   } else {
-    if constexpr (dst_scaled) detail::choose_scales(exec, dst, src);
+    // A subview that shares its scales with entries outside it keeps them: new scales
+    // picked from its own data would silently change those other entries.
+    if constexpr (dst_scaled) {
+      if (!dst.scale_state().shared) detail::choose_scales(exec, dst, src);
+    }
     using T = detail::element_value_t<Dst>;
     detail::for_each_index<Dst::rank>(
         std::string("kacc::deep_copy[") + format_name<storage_t<Src>>() + "->" +
