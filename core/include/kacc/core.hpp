@@ -2,6 +2,7 @@
 /// @file
 /// kacc core: storage formats, conversions, proxy references and accessor views.
 
+#include <kacc/core/accumulator.hpp>
 #include <kacc/core/config.hpp>
 #include <kacc/core/format_traits.hpp>
 #include <kacc/core/mdspan_accessor.hpp>
