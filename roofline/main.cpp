@@ -338,8 +338,8 @@ int main(int argc, char* argv[]) {
     const auto stream_start = kacc_perf::measure_stream<Exec>(stream_bytes, stream_reps);
     std::cerr << "[roofline] FMA peak (register-only) ...\n";
     const double peak_seconds = quick ? 0.05 : 0.25;
-    const auto peak64 = measure_fma_peak<double>(quick ? 3 : 7, peak_seconds);
-    const auto peak32 = measure_fma_peak<float>(quick ? 3 : 7, peak_seconds);
+    auto peak64 = measure_fma_peak<double>(quick ? 3 : 7, peak_seconds);
+    auto peak32 = measure_fma_peak<float>(quick ? 3 : 7, peak_seconds);
 
     // One buffer, viewed in every configuration's format; first touched in parallel by
     // the first configuration's initialisation (same split as the kernel).
@@ -403,13 +403,20 @@ int main(int argc, char* argv[]) {
     std::fprintf(stderr, "\n");
     std::cerr << "[roofline] STREAM again ...\n";
     const auto stream_end = kacc_perf::measure_stream<Exec>(stream_bytes, stream_reps);
+    // The FMA loop again; the roof is the best of both (a shared machine only slows it).
+    {
+      const auto again64 = measure_fma_peak<double>(quick ? 3 : 7, peak_seconds);
+      const auto again32 = measure_fma_peak<float>(quick ? 3 : 7, peak_seconds);
+      peak64 = {std::max(peak64.median, again64.median), std::max(peak64.best, again64.best)};
+      peak32 = {std::max(peak32.median, again32.median), std::max(peak32.best, again32.best)};
+    }
 
     // Roofs and balance.
     const double read = 0.5 * (stream_start.read_gbs + stream_end.read_gbs);
     const double copy = 0.5 * (stream_start.copy_gbs + stream_end.copy_gbs);
     const double triad = 0.5 * (stream_start.triad_gbs + stream_end.triad_gbs);
     const double bw = std::max({read, copy, triad});
-    const double balance64 = peak64.median / bw, balance32 = peak32.median / bw;
+    const double balance64 = peak64.best / bw, balance32 = peak32.best / bw;
 
     // roofline.csv
     std::ostringstream csv;
@@ -478,14 +485,19 @@ int main(int argc, char* argv[]) {
     };
     auto all = [](std::size_t, int) { return true; };
     // Memory bound: below half the fp64 machine balance (the curve rounds off near the ridge).
-    auto memory_bound = [&](std::size_t ii, int c) { return rows[c][ii].fpb < 0.5 * balance64; };
+    // The lowest intensity always counts (8 FLOPs per value is memory bound on any machine).
+    const std::size_t lowest = static_cast<std::size_t>(
+        std::min_element(set.iterations.begin(), set.iterations.end()) - set.iterations.begin());
+    auto memory_bound = [&](std::size_t ii, int c) {
+      return ii == lowest || rows[c][ii].fpb < 0.5 * balance64;
+    };
     auto above_balance = [&](std::size_t ii, int c) { return rows[c][ii].fpb > balance64; };
     ratio_check("acc_fp64_fp64 / fp64, every intensity (GFLOP/s medians, worst)", "acc_fp64_fp64",
                 "fp64", all, 0.98, 1.02, "0.98 .. 1.02",
                 "accessor with identical storage costs nothing", false);
     ratio_check("acc_fp64_fp32 / fp32, memory-bound region (min)", "acc_fp64_fp32", "fp32",
                 memory_bound, 0.95, 1e9, ">= 0.95",
-                "memory bound = FLOPs/byte below half the fp64 machine balance", true);
+                "memory bound = lowest intensity and FLOPs/byte below half the fp64 balance", true);
     ratio_check("acc_fp64_fp32 / fp64, above the machine balance (min)", "acc_fp64_fp32", "fp64",
                 above_balance, 0.98, 1e9, ">= 0.98 (not below fp64, 2% noise)",
                 "above balance = fp64's FLOPs/byte above the fp64 machine balance", true);
@@ -497,7 +509,7 @@ int main(int argc, char* argv[]) {
       }
       double worst = NAN;
       for (std::size_t ii = 0; ii < ni; ++ii) {
-        if (rows[c][ii].fpb >= 0.5 * balance64) continue;
+        if (!memory_bound(ii, c)) continue;
         const double q = rows[c][ii].gbs / bw;
         if (std::isnan(worst) || q < worst) worst = q;
       }
@@ -529,12 +541,13 @@ int main(int argc, char* argv[]) {
       return p;
     };
     const double plateau64 = plateau("fp64"), plateau32 = plateau("fp32");
-    checks.push_back({"fp64 plateau / FMA-loop peak", plateau64 / peak64.median, ">= 0.90",
-                      plateau64 / peak64.median >= 0.9,
-                      "best GFLOP/s median over intensities / register-only FMA loop median"});
-    checks.push_back({"fp32 plateau / FMA-loop peak", plateau32 / peak32.median, ">= 0.90",
-                      plateau32 / peak32.median >= 0.9,
-                      "best GFLOP/s median over intensities / register-only FMA loop median"});
+    const std::string plateau_note =
+        "best repetition at the best intensity / best repetition of the FMA loop (best on both "
+        "sides: a shared machine only slows things down)";
+    checks.push_back({"fp64 plateau / FMA-loop peak", plateau64 / peak64.best, ">= 0.90",
+                      plateau64 / peak64.best >= 0.9, plateau_note});
+    checks.push_back({"fp32 plateau / FMA-loop peak", plateau32 / peak32.best, ">= 0.90",
+                      plateau32 / peak32.best >= 0.9, plateau_note});
     std::ostringstream sum;
     sum << "check,measured,target,holds,note\n";
     for (const auto& ch : checks) {
@@ -570,12 +583,12 @@ int main(int argc, char* argv[]) {
         {"stream_start", stream_json(stream_start)},
         {"stream_end", stream_json(stream_end)},
         {"bandwidth_roof_gbs", fmt(bw, 6)},
-        {"fma_peak_fp64_gflops", fmt(peak64.median, 6)},
-        {"fma_peak_fp64_gflops_best", fmt(peak64.best, 6)},
-        {"fma_peak_fp32_gflops", fmt(peak32.median, 6)},
-        {"fma_peak_fp32_gflops_best", fmt(peak32.best, 6)},
-        {"plateau_fp64_gflops", std::isnan(plateau64) ? "null" : fmt(plateau64, 6)},
-        {"plateau_fp32_gflops", std::isnan(plateau32) ? "null" : fmt(plateau32, 6)},
+        {"fma_peak_fp64_gflops", fmt(peak64.best, 6)},
+        {"fma_peak_fp64_gflops_median", fmt(peak64.median, 6)},
+        {"fma_peak_fp32_gflops", fmt(peak32.best, 6)},
+        {"fma_peak_fp32_gflops_median", fmt(peak32.median, 6)},
+        {"plateau_fp64_gflops_best", std::isnan(plateau64) ? "null" : fmt(plateau64, 6)},
+        {"plateau_fp32_gflops_best", std::isnan(plateau32) ? "null" : fmt(plateau32, 6)},
         {"machine_balance_fp64_flops_per_byte", fmt(balance64, 6)},
         {"machine_balance_fp32_flops_per_byte", fmt(balance32, 6)},
         {"flop_counting", "2 per FMA; conversions not counted"},
@@ -599,9 +612,9 @@ int main(int argc, char* argv[]) {
     std::printf("bandwidth roof %.1f GB/s (STREAM medians read %.1f, copy %.1f, triad %.1f)\n", bw,
                 read, copy, triad);
     std::printf(
-        "FMA-loop peak fp64 %.1f GFLOP/s, fp32 %.1f GFLOP/s; machine balance fp64 %.2f, "
+        "FMA-loop peak (best) fp64 %.1f GFLOP/s, fp32 %.1f GFLOP/s; machine balance fp64 %.2f, "
         "fp32 %.2f FLOPs/byte\n",
-        peak64.median, peak32.median, balance64, balance32);
+        peak64.best, peak32.best, balance64, balance32);
     std::printf("\n%-18s", "GFLOP/s median");
     for (int k : set.iterations) std::printf(" %8lld", kacc_roofline::flops_per_value(k));
     std::printf("   <- FLOPs/value\n");
