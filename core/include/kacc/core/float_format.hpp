@@ -21,7 +21,7 @@ struct float_format {
 
   float_format() = default;
   KOKKOS_INLINE_FUNCTION explicit float_format(double value)
-      : bits(static_cast<container_type>(codec::encode(value))) {}
+      : bits(static_cast<container_type>(codec::encode_fast(value))) {}
   KOKKOS_INLINE_FUNCTION explicit float_format(float value)
       : float_format(static_cast<double>(value)) {}
   KOKKOS_INLINE_FUNCTION explicit operator double() const { return codec::decode(bits); }

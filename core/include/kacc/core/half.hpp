@@ -3,9 +3,9 @@
 /// kacc::fp16 (IEEE binary16) and kacc::bf16 (bfloat16): 2-byte, trivially copyable
 /// storage types. kacc carries its own because on host backends Kokkos' half_t is a
 /// 4-byte float. Conversions round to nearest even, directly from double (no double
-/// rounding through float: round-to-odd first), with CUDA's conversion intrinsics on
-/// NVIDIA devices and vectorisable bit manipulation elsewhere; results are identical,
-/// bit for bit, to the integer reference in ieee_codec.hpp and to x86's F16C.
+/// rounding through float), with CUDA's conversion intrinsics on NVIDIA devices and
+/// branch-free bit manipulation that compilers vectorise elsewhere; results are
+/// identical, bit for bit, to the integer reference in ieee_codec.hpp and to x86's F16C.
 
 #include <kacc/core/ieee_codec.hpp>
 
@@ -39,19 +39,16 @@ KOKKOS_INLINE_FUNCTION std::uint16_t binary16_from_float_bits(float value) {
   return static_cast<std::uint16_t>(sign | h);
 }
 
+// The exponent is rebiased by a float multiply by 2^112, which also normalises
+// subnormals (under denormals-are-zero, as set by -Ofast, those decode as zero).
 KOKKOS_INLINE_FUNCTION float binary16_to_float_bits(std::uint16_t bits) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
-  const std::uint32_t em = bits & 0x7fffu;
-  const std::uint32_t shifted = em << 13;
-  const std::uint32_t exponent = shifted & 0x0f800000u;
-  const std::uint32_t normal = shifted + 0x38000000u;  // rebias 15 -> 127
-  // Inf/NaN: exponent 255; NaNs come out quiet, as from F16C and the reference codec.
-  const std::uint32_t special = (shifted + 0x70000000u) | (em > 0x7c00u ? 0x00400000u : 0u);
-  const float subnormal =
-      kacc::bit_cast<float>(shifted + 0x38800000u) - 6.103515625e-05f;  // minus 2^-14
-  std::uint32_t f = exponent == 0x0f800000u ? special : normal;
-  f = exponent == 0 ? kacc::bit_cast<std::uint32_t>(subnormal) : f;
-  return kacc::bit_cast<float>(sign | f);
+  const std::uint32_t shifted = static_cast<std::uint32_t>(bits & 0x7fffu) << 13;
+  const std::uint32_t scaled =
+      kacc::bit_cast<std::uint32_t>(kacc::bit_cast<float>(shifted) * 5.192296858534828e33f);
+  // Inf and NaN keep exponent 255; NaNs come out quiet, as from F16C and the reference.
+  const std::uint32_t special = scaled | 0x7f800000u | (shifted > 0x0f800000u ? 0x00400000u : 0u);
+  const std::uint32_t magnitude = shifted >= 0x0f800000u ? special : scaled;
+  return kacc::bit_cast<float>(magnitude | (static_cast<std::uint32_t>(bits & 0x8000u) << 16));
 }
 
 KOKKOS_INLINE_FUNCTION std::uint16_t binary16_from_float(float value) {
@@ -67,6 +64,15 @@ KOKKOS_INLINE_FUNCTION float binary16_to_float(std::uint16_t bits) {
   return __half2float(__ushort_as_half(bits));
 #else
   return binary16_to_float_bits(bits);
+#endif
+}
+
+// Directly from double, rounding once (no double rounding through float).
+KOKKOS_INLINE_FUNCTION std::uint16_t binary16_from_double(double value) {
+#if defined(KACC_DEVICE_CUDA)
+  return __half_as_ushort(__double2half(value));
+#else
+  return static_cast<std::uint16_t>(binary16_codec::encode_fast(value));
 #endif
 }
 
@@ -88,8 +94,7 @@ struct fp16 {
 
   fp16() = default;
   KOKKOS_INLINE_FUNCTION explicit fp16(float value) : bits(detail::binary16_from_float(value)) {}
-  KOKKOS_INLINE_FUNCTION explicit fp16(double value)
-      : bits(detail::binary16_from_float(detail::round_to_odd_float(value))) {}
+  KOKKOS_INLINE_FUNCTION explicit fp16(double value) : bits(detail::binary16_from_double(value)) {}
   KOKKOS_INLINE_FUNCTION explicit operator float() const { return detail::binary16_to_float(bits); }
   KOKKOS_INLINE_FUNCTION explicit operator double() const {
     return static_cast<double>(detail::binary16_to_float(bits));
@@ -108,7 +113,7 @@ struct bf16 {
   bf16() = default;
   KOKKOS_INLINE_FUNCTION explicit bf16(float value) : bits(detail::bfloat16_from_float(value)) {}
   KOKKOS_INLINE_FUNCTION explicit bf16(double value)
-      : bits(detail::bfloat16_from_float(detail::round_to_odd_float(value))) {}
+      : bits(static_cast<std::uint16_t>(detail::bfloat16_codec::encode_fast(value))) {}
   KOKKOS_INLINE_FUNCTION explicit operator float() const { return detail::bfloat16_to_float(bits); }
   KOKKOS_INLINE_FUNCTION explicit operator double() const {
     return static_cast<double>(detail::bfloat16_to_float(bits));
