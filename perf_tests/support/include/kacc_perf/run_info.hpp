@@ -74,15 +74,24 @@ inline std::string cpu_model() {
   return m.empty() ? "unknown" : m;
 }
 
-/// Size of the last-level cache in bytes (0 if unknown).
+/// Size of the last-level cache in bytes (0 if unknown). sysfs first: on some virtual
+/// machines sysconf reports the host's cache, not the one this machine sees.
 inline std::size_t last_level_cache_bytes() {
+  std::size_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string text;
+    if (!(in >> text) || text.empty()) continue;
+    std::size_t value = std::strtoull(text.c_str(), nullptr, 10);
+    const char unit = text.back();
+    if (unit == 'K') value <<= 10;
+    if (unit == 'M') value <<= 20;
+    if (value > best) best = value;
+  }
+  if (best > 0) return best;
 #ifdef _SC_LEVEL3_CACHE_SIZE
   const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (l3 > 0) return static_cast<std::size_t>(l3);
-#endif
-#ifdef _SC_LEVEL2_CACHE_SIZE
-  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  if (l2 > 0) return static_cast<std::size_t>(l2);
 #endif
   return 0;
 }
