@@ -234,7 +234,7 @@ settings parse(int argc, char** argv, const kacc_perf::options& o) {
     s.bytes = std::max(gib, 8 * llc);
     s.iterations.push_back(0);
     for (int k = 1; k <= top; k *= 2) s.iterations.push_back(k);
-    s.reps = o.run_level == kacc_perf::level::full ? 10 : 5;
+    s.reps = o.run_level == kacc_perf::level::full ? 10 : 3;
   }
   for (const auto& k : known) s.configs.push_back(k.name);
   s.python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";

@@ -31,6 +31,8 @@ stream_result measure_stream(std::size_t bytes_per_array, int repetitions = 10) 
   View b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream_b"), n);
   View c(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream_c"), n);
   const Kokkos::RangePolicy<Exec> all(0, n);
+  const std::size_t block = 4096;
+  const std::size_t blocks = (n + block - 1) / block;
   Kokkos::parallel_for(
       "kacc_perf::stream_init", all, KOKKOS_LAMBDA(std::size_t i) {
         a(i) = 1.0;
@@ -43,8 +45,20 @@ stream_result measure_stream(std::size_t bytes_per_array, int repetitions = 10) 
   for (int r = -1; r < repetitions; ++r) {  // r = -1 warms up
     Kokkos::Timer t;
     double sum = 0;
+    // Sixteen partial sums per block: one running sum would be bound by the add latency
+    // (it cannot be vectorised without reassociation), not by memory.
     Kokkos::parallel_reduce(
-        "kacc_perf::stream_read", all, KOKKOS_LAMBDA(std::size_t i, double& s) { s += a(i); }, sum);
+        "kacc_perf::stream_read", Kokkos::RangePolicy<Exec>(0, blocks),
+        KOKKOS_LAMBDA(std::size_t b, double& s) {
+          double partial[16] = {};
+          const std::size_t end = (b + 1) * block < n ? (b + 1) * block : n;
+          std::size_t i = b * block;
+          for (; i + 16 <= end; i += 16)
+            for (int k = 0; k < 16; ++k) partial[k] += a(i + k);
+          for (; i < end; ++i) partial[0] += a(i);
+          for (int k = 0; k < 16; ++k) s += partial[k];
+        },
+        sum);
     Kokkos::fence();
     const double t_read = t.seconds();
     t.reset();
