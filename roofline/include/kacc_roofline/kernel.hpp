@@ -203,6 +203,13 @@ void launch(const V& x) {
 }
 }  // namespace detail
 
+/// Runs the kernel once at a compile-time number of rounds, asynchronously. Tests use
+/// this to instantiate only the intensities they check.
+template <int Rounds, class V>
+void run(const V& x) {
+  detail::launch<Rounds>(x);
+}
+
 /// Runs the kernel once at `iterations` (one of supported_iterations) on the execution
 /// space of V, asynchronously: fence to time it.
 template <class V>
