@@ -17,7 +17,29 @@ kacc_die() {
 
 kacc_jobs() { nproc 2>/dev/null || echo 2; }
 
-# Prefix of the cached Kokkos + Kokkos Kernels build for a backend set (openmp|hip).
+# The Debian mirror this machine's apt already uses (first URI of a deb822 .sources
+# file, else of a one-line sources.list entry), so kacc names no registry host itself.
+kacc_debian_mirror() {
+  local uri
+  uri=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+    grep -v -- '-security' | head -n 1 || true)
+  if [ -z "$uri" ]; then
+    uri=$(sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\{0,1\}\([^[:space:]]*\).*/\2/p' \
+      /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v -- '-security' | head -n 1 || true)
+  fi
+  [ -n "$uri" ] || kacc_die "no Debian mirror found in /etc/apt/sources.list{,.d}; kacc reads the one apt uses"
+  echo "$uri"
+}
+
+# apt-get options that read a private sources list and keep lists and caches under DIR:
+# the machine's apt configuration is never changed.
+kacc_private_apt_opts() {
+  local dir=$1
+  echo "-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/dev/null" \
+    "-o Dir::State::Lists=$dir/lists -o Dir::Cache=$dir/cache -o APT::Sandbox::User=root"
+}
+
+# Prefix of the cached Kokkos + Kokkos Kernels build for a backend set (openmp|hip|cuda).
 kacc_deps_prefix() {
   echo "$KACC_DEPS_DIR/kokkos-${KACC_KOKKOS_VERSION}-$1-r${KACC_DEPS_REVISION}"
 }
