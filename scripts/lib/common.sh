@@ -54,3 +54,27 @@ kacc_user_has_kokkos() {
   done
   return 1
 }
+
+# Environment (as `env` arguments) for building with Debian's CUDA 11.8 through
+# nvcc_wrapper: Debian's nvcc, ptxas and cudafe++ ahead of any other CUDA (a newer
+# ptxas, e.g. one in /usr/local/cuda or shims in /usr/local/bin, breaks nvcc 11.8), and
+# g++-11 as the host compiler.
+kacc_cuda_env() {
+  local dir path="/usr/bin:/bin" IFS=:
+  for dir in $PATH; do
+    case "$dir" in *cuda*) continue ;; esac
+    path=$path:$dir
+  done
+  echo "PATH=$path NVCC_WRAPPER_DEFAULT_COMPILER=g++-11"
+}
+
+# Dies unless kacc_cuda_env gives nvcc 11.8 with its own ptxas.
+kacc_check_cuda_toolchain() {
+  local -a cuda_env
+  read -r -a cuda_env <<<"$(kacc_cuda_env)"
+  env "${cuda_env[@]}" nvcc --version 2>/dev/null | grep -q 'release 11\.8' ||
+    kacc_die "the CUDA build needs Debian's nvcc 11.8 (package nvidia-cuda-toolkit, bookworm non-free): run scripts/kacc-bootstrap --backend cuda as root"
+  [ "$(env "${cuda_env[@]}" sh -c 'command -v ptxas')" = /usr/bin/ptxas ] ||
+    kacc_die "ptxas on the CUDA build's PATH is not Debian's /usr/bin/ptxas"
+  command -v g++-11 >/dev/null || kacc_die "the CUDA build needs g++-11 (Debian package g++-11)"
+}

@@ -353,7 +353,7 @@ TEST(FloatFormat, WorksAsViewStorage) {
   EXPECT_EQ(v(1).get(), INFINITY);
   EXPECT_TRUE(same_value(v(2).get(), round_by_mpfr<6, 9>(-1e-12)));
   EXPECT_EQ(sizeof(*v.data()), 2u);
-  EXPECT_EQ(std::string(kacc::format_name<F>()), "float_format");
+  EXPECT_EQ(std::string(kacc::format_name<F>()), "e6m9");  // exponent and mantissa bits
 }
 
 // --- overflow policies ----------------------------------------------------------------

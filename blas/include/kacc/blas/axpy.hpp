@@ -12,12 +12,14 @@ namespace blas {
 /// y's format. alpha == 0 and empty vectors leave y untouched (BLAS). Throws
 /// std::invalid_argument when the extents differ.
 template <class Arith = void, class Exec, class X, class Y,
-          class = std::enable_if_t<is_view_v<X> && is_view_v<Y>>>
+          class Enable = std::enable_if_t<is_view_v<X> && is_view_v<Y>>>
 void axpy(const Exec& exec, const typename detail::arith_t<Arith, X, Y>& alpha, const X& x,
           const Y& y) {
   using T = detail::arith_t<Arith, X, Y>;
   using YV = typename Y::non_const_value_type;
   static_assert(X::rank == 1 && Y::rank == 1, "kacc::blas::axpy: x and y must be rank 1");
+  KACC_REQUIRE_ACCESSIBLE(Exec, X, "kacc::blas::axpy", "x");
+  KACC_REQUIRE_ACCESSIBLE(Exec, Y, "kacc::blas::axpy", "y");
   if (x.extent(0) != y.extent(0))
     detail::fail("axpy", "x has extents " + detail::extents_of(x) + " but y has extents " +
                              detail::extents_of(y));
@@ -25,36 +27,43 @@ void axpy(const Exec& exec, const typename detail::arith_t<Arith, X, Y>& alpha, 
   Kokkos::parallel_for(
       std::string("kacc::blas::axpy[x=") + detail::format_of<X>() + ",y=" + detail::format_of<Y>() +
           ",arith=" + format_name<T>() + "]",
-      Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+      kacc::Impl::range(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const index_type i) {
         y(i) = convert<YV>(convert<T>(y(i)) + alpha * convert<T>(x(i)));
       });
 }
 
+/// axpy in y's default execution space instance, fenced.
 template <class Arith = void, class X, class Y,
-          class = std::enable_if_t<is_view_v<X> && is_view_v<Y>>>
+          class Enable = std::enable_if_t<is_view_v<X> && is_view_v<Y>>>
 void axpy(const typename detail::arith_t<Arith, X, Y>& alpha, const X& x, const Y& y) {
-  axpy<Arith>(typename Y::execution_space(), alpha, x, y);
+  using Exec = typename Y::execution_space;
+  axpy<Arith>(Exec(), alpha, x, y);
+  Exec().fence();
 }
 
 /// x = alpha * x. alpha == 0 sets x to zero without reading it (as KokkosBlas::scal), so
 /// NaN in x does not survive.
-template <class Arith = void, class Exec, class X, class = std::enable_if_t<is_view_v<X>>>
+template <class Arith = void, class Exec, class X, class Enable = std::enable_if_t<is_view_v<X>>>
 void scal(const Exec& exec, const typename detail::arith_t<Arith, X>& alpha, const X& x) {
   using T = detail::arith_t<Arith, X>;
   using XV = typename X::non_const_value_type;
   static_assert(X::rank == 1, "kacc::blas::scal: x must be rank 1");
+  KACC_REQUIRE_ACCESSIBLE(Exec, X, "kacc::blas::scal", "x");
   const bool zero = alpha == T(0);
   Kokkos::parallel_for(
       std::string("kacc::blas::scal[x=") + detail::format_of<X>() + ",arith=" + format_name<T>() +
           "]",
-      Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+      kacc::Impl::range(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const index_type i) {
         x(i) = convert<XV>(zero ? T(0) : alpha * convert<T>(x(i)));
       });
 }
 
-template <class Arith = void, class X, class = std::enable_if_t<is_view_v<X>>>
+/// scal in x's default execution space instance, fenced.
+template <class Arith = void, class X, class Enable = std::enable_if_t<is_view_v<X>>>
 void scal(const typename detail::arith_t<Arith, X>& alpha, const X& x) {
-  scal<Arith>(typename X::execution_space(), alpha, x);
+  using Exec = typename X::execution_space;
+  scal<Arith>(Exec(), alpha, x);
+  Exec().fence();
 }
 
 }  // namespace blas

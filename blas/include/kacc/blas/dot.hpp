@@ -3,58 +3,85 @@
 /// kacc::blas::dot(exec, x, y): sum_i x(i) y(i) for vectors of any storage formats,
 /// computed in the common arithmetic type (or Arith) and accumulated in Acc.
 
-#include <kacc/blas/detail.hpp>
+#include <kacc/blas/impl/rows_times.hpp>
 
 namespace kacc {
 namespace blas {
+namespace Impl {
+
+using kacc::Impl::shape;
+
+/// Entries per block of the host shape: each block is a lane-split sum (vectorises).
+constexpr index_type dot_host_block = 4096;
+
+/// sum_i x(i) y(i) for n > 0, accumulated in Acc, in the loop shape Shape. The host shape
+/// gives each thread blocks of dot_host_block entries; the team shape lets Kokkos spread
+/// single entries over the device's threads (consecutive threads, consecutive entries).
+template <class T, class Acc, shape Shape, class Exec, class X, class Y>
+Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
+  using traits = accumulator_traits<Acc>;
+  const index_type n = x.extent(0);
+  Acc result = traits::zero();
+  if constexpr (Shape == shape::host) {
+    constexpr int L = host_lanes;
+    const index_type blocks = (n + dot_host_block - 1) / dot_host_block;
+    Kokkos::parallel_reduce(
+        label, kacc::Impl::range(exec, 0, blocks),
+        KOKKOS_LAMBDA(const index_type b, Acc& sum) {
+          const index_type i0 = b * dot_host_block;
+          const index_type i1 = i0 + dot_host_block < n ? i0 + dot_host_block : n;
+          Acc lane[L];
+          for (int l = 0; l < L; ++l) lane[l] = traits::zero();
+          index_type i = i0;
+          for (; i + L <= i1; i += L)
+            for (int l = 0; l < L; ++l)
+              traits::add(lane[l], convert<T>(x(i + l)) * convert<T>(y(i + l)));
+          for (int l = 0; i + l < i1; ++l)
+            traits::add(lane[l], convert<T>(x(i + l)) * convert<T>(y(i + l)));
+          for (int w = L / 2; w > 0; w /= 2)
+            for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
+          traits::join(sum, lane[0]);
+        },
+        kacc::Impl::sum_reducer<Acc>(result));
+  } else {
+    Kokkos::parallel_reduce(
+        label, kacc::Impl::range(exec, 0, n),
+        KOKKOS_LAMBDA(const index_type i, Acc& sum) {
+          traits::add(sum, convert<T>(x(i)) * convert<T>(y(i)));
+        },
+        kacc::Impl::sum_reducer<Acc>(result));
+  }
+  exec.fence();
+  return result;
+}
+
+}  // namespace Impl
 
 /// Returns x . y. Arith defaults to the common arithmetic type of x and y, Acc to Arith
 /// (e.g. `dot<double, kacc::compensated<double>>(exec, x, y)`). Empty vectors give 0.
 /// Throws std::invalid_argument when the extents differ.
 template <class Arith = void, class Acc = void, class Exec, class X, class Y,
-          class = std::enable_if_t<is_view_v<X> && is_view_v<Y>>>
+          class Enable = std::enable_if_t<is_view_v<X> && is_view_v<Y>>>
 detail::arith_t<Arith, X, Y> dot(const Exec& exec, const X& x, const Y& y) {
   using T = detail::arith_t<Arith, X, Y>;
   using A = detail::acc_t<Acc, T>;
-  using traits = accumulator_traits<A>;
   static_assert(X::rank == 1 && Y::rank == 1, "kacc::blas::dot: x and y must be rank 1");
+  KACC_REQUIRE_ACCESSIBLE(Exec, X, "kacc::blas::dot", "x");
+  KACC_REQUIRE_ACCESSIBLE(Exec, Y, "kacc::blas::dot", "y");
   if (x.extent(0) != y.extent(0)) {
     detail::fail("dot", "x has extents " + detail::extents_of(x) + " but y has extents " +
                             detail::extents_of(y));
   }
-  const std::int64_t n = x.extent(0);
-  if (n == 0) return T(0);
-  // Fixed blocks, each a lane-split sum, so the inner loop vectorises.
-  constexpr std::int64_t block = 4096;
-  constexpr int L = detail::lanes;
-  const std::int64_t blocks = (n + block - 1) / block;
+  if (x.extent(0) == 0) return T(0);
   const std::string label = std::string("kacc::blas::dot[x=") + detail::format_of<X>() +
                             ",y=" + detail::format_of<Y>() + detail::arith_suffix<T, A>();
-  A result = traits::zero();
-  Kokkos::parallel_reduce(
-      label, Kokkos::RangePolicy<Exec>(exec, 0, blocks),
-      KOKKOS_LAMBDA(const std::int64_t b, A& sum) {
-        const std::int64_t i0 = b * block, i1 = i0 + block < n ? i0 + block : n;
-        A lane[L];
-        for (int l = 0; l < L; ++l) lane[l] = traits::zero();
-        std::int64_t i = i0;
-        for (; i + L <= i1; i += L)
-          for (int l = 0; l < L; ++l)
-            traits::add(lane[l], convert<T>(x(i + l)) * convert<T>(y(i + l)));
-        for (int l = 0; i + l < i1; ++l)
-          traits::add(lane[l], convert<T>(x(i + l)) * convert<T>(y(i + l)));
-        for (int w = L / 2; w > 0; w /= 2)
-          for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
-        traits::join(sum, lane[0]);
-      },
-      Kokkos::Sum<A>(result));
-  exec.fence();
-  return static_cast<T>(traits::result(result));
+  const A sum = Impl::dot<T, A, kacc::Impl::default_shape_v<Exec>>(label, exec, x, y);
+  return static_cast<T>(accumulator_traits<A>::result(sum));
 }
 
 /// dot(x, y) in x's default execution space.
 template <class Arith = void, class Acc = void, class X, class Y,
-          class = std::enable_if_t<is_view_v<X> && is_view_v<Y>>>
+          class Enable = std::enable_if_t<is_view_v<X> && is_view_v<Y>>>
 detail::arith_t<Arith, X, Y> dot(const X& x, const Y& y) {
   return dot<Arith, Acc>(typename X::execution_space(), x, y);
 }

@@ -8,52 +8,67 @@
 
 namespace kacc {
 namespace blas {
+namespace Impl {
 
-/// sqrt(sum x(i)^2) in Arith (default: x's arithmetic type), accumulated in Acc. One pass
-/// in the common case; when the sum of squares overflows or underflows while x is not
-/// zero, a second pass scales by max |x(i)| (as reference BLAS avoids over/underflow).
-template <class Arith = void, class Acc = void, class Exec, class X,
-          class = std::enable_if_t<is_view_v<X>>>
-detail::arith_t<Arith, X> nrm2(const Exec& exec, const X& x) {
-  using T = detail::arith_t<Arith, X>;
-  using A = detail::acc_t<Acc, T>;
-  using traits = accumulator_traits<A>;
-  static_assert(X::rank == 1, "kacc::blas::nrm2: x must be rank 1");
-  const std::int64_t n = x.extent(0);
-  if (n == 0) return T(0);
-  const std::string label =
-      std::string("kacc::blas::nrm2[x=") + detail::format_of<X>() + detail::arith_suffix<T, A>();
-  auto sum_squares = [&](const T scale) {
-    A result = traits::zero();
-    Kokkos::parallel_reduce(
-        label, Kokkos::RangePolicy<Exec>(exec, 0, n),
-        KOKKOS_LAMBDA(const std::int64_t i, A& s) {
-          const T v = convert<T>(x(i)) * scale;
-          traits::add(s, v * v);
-        },
-        Kokkos::Sum<A>(result));
-    exec.fence();
-    return static_cast<T>(traits::result(result));
-  };
-  const T ss = sum_squares(T(1));
-  if (math::isfinite(ss) &&
-      ss >= std::numeric_limits<T>::min() / std::numeric_limits<T>::epsilon()) {
-    return math::sqrt(ss);
-  }
+/// sum_i (scale x(i))^2 in Acc (a range reduction: coalesced on GPUs, blocked on CPUs).
+template <class T, class Acc, class Exec, class X>
+T sum_of_squares(const std::string& label, const Exec& exec, const X& x, const T& scale) {
+  using traits = accumulator_traits<Acc>;
+  Acc result = traits::zero();
+  Kokkos::parallel_reduce(
+      label, kacc::Impl::range(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const index_type i, Acc& s) {
+        const T v = convert<T>(x(i)) * scale;
+        traits::add(s, v * v);
+      },
+      kacc::Impl::sum_reducer<Acc>(result));
+  exec.fence();
+  return static_cast<T>(traits::result(result));
+}
+
+/// max_i |x(i)|, NaN if any entry is NaN.
+template <class T, class Exec, class X>
+T max_magnitude(const std::string& label, const Exec& exec, const X& x) {
   T big = 0;
   Kokkos::parallel_reduce(
-      label + "_max", Kokkos::RangePolicy<Exec>(exec, 0, n),
-      KOKKOS_LAMBDA(const std::int64_t i, T& mx) {
+      label, kacc::Impl::range(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const index_type i, T& mx) {
         const T v = math::fabs(convert<T>(x(i)));
         if (!(v <= mx)) mx = v;  // NaN wins
       },
       Kokkos::Max<T>(big));
   exec.fence();
-  if (big == T(0) || !math::isfinite(big)) return big;
-  return big * math::sqrt(sum_squares(T(1) / big));
+  return big;
 }
 
-template <class Arith = void, class Acc = void, class X, class = std::enable_if_t<is_view_v<X>>>
+}  // namespace Impl
+
+/// sqrt(sum x(i)^2) in Arith (default: x's arithmetic type), accumulated in Acc. One pass
+/// in the common case; when the sum of squares overflows or underflows while x is not
+/// zero, a second pass scales by max |x(i)| (as reference BLAS avoids over/underflow).
+template <class Arith = void, class Acc = void, class Exec, class X,
+          class Enable = std::enable_if_t<is_view_v<X>>>
+detail::arith_t<Arith, X> nrm2(const Exec& exec, const X& x) {
+  using T = detail::arith_t<Arith, X>;
+  using A = detail::acc_t<Acc, T>;
+  static_assert(X::rank == 1, "kacc::blas::nrm2: x must be rank 1");
+  KACC_REQUIRE_ACCESSIBLE(Exec, X, "kacc::blas::nrm2", "x");
+  if (x.extent(0) == 0) return T(0);
+  const std::string label =
+      std::string("kacc::blas::nrm2[x=") + detail::format_of<X>() + detail::arith_suffix<T, A>();
+  const T ss = Impl::sum_of_squares<T, A>(label, exec, x, T(1));
+  if (math::isfinite(ss) &&
+      ss >= std::numeric_limits<T>::min() / std::numeric_limits<T>::epsilon()) {
+    return math::sqrt(ss);
+  }
+  const T big = Impl::max_magnitude<T>(label + "_max", exec, x);
+  if (big == T(0) || !math::isfinite(big)) return big;
+  return big * math::sqrt(Impl::sum_of_squares<T, A>(label, exec, x, T(1) / big));
+}
+
+/// nrm2(x) in x's default execution space.
+template <class Arith = void, class Acc = void, class X,
+          class Enable = std::enable_if_t<is_view_v<X>>>
 detail::arith_t<Arith, X> nrm2(const X& x) {
   return nrm2<Arith, Acc>(typename X::execution_space(), x);
 }

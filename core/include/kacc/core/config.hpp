@@ -11,13 +11,6 @@
 
 #define KACC_KOKKOS_VERSION_AT_LEAST(major, minor) (KOKKOS_VERSION >= ((major)*10000 + (minor)*100))
 
-// Kokkos 5 builds View on mdspan unless the legacy View is kept.
-#if KACC_KOKKOS_VERSION_AT_LEAST(4, 7) && !defined(KOKKOS_ENABLE_IMPL_VIEW_LEGACY)
-#define KACC_KOKKOS_MDSPAN_VIEW 1
-#else
-#define KACC_KOKKOS_MDSPAN_VIEW 0
-#endif
-
 // Device compilation passes: host-only intrinsics must stay out of these.
 #if defined(__CUDA_ARCH__)
 #define KACC_DEVICE_CUDA 1

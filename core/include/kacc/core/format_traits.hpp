@@ -115,13 +115,36 @@ struct format_traits<bf16> : detail::class_format_traits<bf16, format_traits<bf1
   static constexpr const char* name() { return "bf16"; }
 };
 
+namespace detail {
+/// "e<E>m<M>", e.g. "e8m15" for float_format<8, 15>, built at compile time.
+template <int E, int M>
+struct float_format_name {
+  static_assert(E > 0 && E < 100 && M >= 0 && M < 100, "float_format: 1-99 exponent bits");
+  struct chars {
+    char text[8];
+  };
+  static constexpr chars make() {
+    chars c{};
+    int p = 0;
+    c.text[p++] = 'e';
+    if (E >= 10) c.text[p++] = static_cast<char>('0' + E / 10);
+    c.text[p++] = static_cast<char>('0' + E % 10);
+    c.text[p++] = 'm';
+    if (M >= 10) c.text[p++] = static_cast<char>('0' + M / 10);
+    c.text[p++] = static_cast<char>('0' + M % 10);
+    return c;
+  }
+  static constexpr chars value = make();
+};
+}  // namespace detail
+
 template <int E, int M>
 struct format_traits<float_format<E, M>>
     : detail::class_format_traits<float_format<E, M>, format_traits<float_format<E, M>>> {
   KOKKOS_INLINE_FUNCTION static double max_value() {
     return float_format<E, M>::codec::decode(float_format<E, M>::codec::max_finite_bits);
   }
-  static constexpr const char* name() { return "float_format"; }
+  static constexpr const char* name() { return detail::float_format_name<E, M>::value.text; }
 };
 
 template <class Integer>

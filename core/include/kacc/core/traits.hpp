@@ -39,6 +39,11 @@ using arithmetic_t = typename detail::view_formats<std::remove_cv_t<V>>::arithme
 template <class V>
 using storage_t = typename detail::view_formats<std::remove_cv_t<V>>::format_type;
 
+/// The rank of a kacc or Kokkos view as a plain constant (usable in device code, where
+/// the conversion operator of Kokkos' and kacc's rank constants is host-only).
+template <class V>
+inline constexpr unsigned rank_v = static_cast<unsigned>(V::rank);
+
 /// Bytes one entry of V occupies in memory (scales of scaled views not counted).
 template <class V>
 constexpr std::size_t bytes_per_entry() {

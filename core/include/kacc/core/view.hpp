@@ -176,7 +176,7 @@ class View {
   View() = default;
 
   /// Allocates `label` with the given extents (scales start at 1).
-  template <class... N, class = std::enable_if_t<(std::is_integral<N>::value && ...)>>
+  template <class... N, class Enable = std::enable_if_t<(std::is_integral<N>::value && ...)>>
   explicit View(const std::string& label, N... extents)
       : storage_((detail::check_extents(label, sizeof(storage_type), extents...), label),
                  static_cast<std::size_t>(extents)...),
@@ -185,9 +185,9 @@ class View {
   /// Allocates with Kokkos allocation properties, e.g.
   /// `Kokkos::view_alloc(Kokkos::WithoutInitializing, "x")`.
   template <class AllocProperties, class... N,
-            class = std::enable_if_t<!std::is_convertible<AllocProperties, std::string>::value &&
-                                     !Kokkos::is_view<AllocProperties>::value &&
-                                     (std::is_integral<N>::value && ...)>>
+            class Enable = std::enable_if_t<
+                !std::is_convertible<AllocProperties, std::string>::value &&
+                !Kokkos::is_view<AllocProperties>::value && (std::is_integral<N>::value && ...)>>
   View(const AllocProperties& properties, N... extents)
       : storage_(
             (detail::check_extents("kacc::View", sizeof(storage_type), extents...), properties),
@@ -218,7 +218,8 @@ class View {
 
   template <class... I>
   KOKKOS_FORCEINLINE_FUNCTION reference_type operator()(const I&... i) const {
-    static_assert(sizeof...(I) == rank, "kacc::View: give one index per dimension");
+    static_assert(sizeof...(I) == decltype(rank)::value,
+                  "kacc::View: give one index per dimension");
     if constexpr (is_const) {
       return detail::load<arithmetic_type, format_type>(storage_(i...), scale_at(i...));
     } else if constexpr (is_identity) {

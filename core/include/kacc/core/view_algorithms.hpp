@@ -3,8 +3,10 @@
 /// Free functions on kacc views, in the shape of their Kokkos counterparts: make_view
 /// (wrap existing storage), subview, create_mirror_view and the converting deep_copy.
 
-#include <kacc/core/traits.hpp>
+#include <kacc/core/kernel_support.hpp>
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace kacc {
@@ -134,103 +136,100 @@ using element_value_t = typename V::non_const_value_type;
 template <unsigned Rank, class Exec, class Shape, class F>
 void for_each_index(const std::string& label, const Exec& exec, const Shape& shape, const F& f) {
   if constexpr (Rank == 1) {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, 0, shape.extent(0)), f);
+    Kokkos::parallel_for(label, Impl::range(exec, 0, shape.extent(0)), f);
   } else if constexpr (Rank == 2) {
-    Kokkos::parallel_for(label,
-                         Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>(
-                             exec, {0, 0}, {shape.extent(0), shape.extent(1)}),
-                         f);
+    using policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Kokkos::IndexType<index_type>>;
+    Kokkos::parallel_for(
+        label, policy(exec, {0, 0}, {index_type(shape.extent(0)), index_type(shape.extent(1))}), f);
   } else {
     static_assert(Rank == 3, "kacc views of rank 1 to 3 are supported");
+    using policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3>, Kokkos::IndexType<index_type>>;
     Kokkos::parallel_for(label,
-                         Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3>>(
-                             exec, {0, 0, 0}, {shape.extent(0), shape.extent(1), shape.extent(2)}),
+                         policy(exec, {0, 0, 0},
+                                {index_type(shape.extent(0)), index_type(shape.extent(1)),
+                                 index_type(shape.extent(2))}),
                          f);
   }
 }
 
+// dst(i...) = src(i...) converted to dst's arithmetic type. A functor, not a lambda: nvcc
+// refuses extended lambdas that are generic or first capture inside `if constexpr`.
+template <class Dst, class Src>
+struct convert_entries {
+  using T = element_value_t<Dst>;
+  Dst dst;
+  Src src;
+  KOKKOS_INLINE_FUNCTION void operator()(index_type i) const { dst(i) = convert<T>(src(i)); }
+  KOKKOS_INLINE_FUNCTION void operator()(index_type i, index_type j) const {
+    dst(i, j) = convert<T>(src(i, j));
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(index_type i, index_type j, index_type k) const {
+    dst(i, j, k) = convert<T>(src(i, j, k));
+  }
+};
+
+// Largest magnitude in each scale slot k of src (the entries along the leading dimensions
+// at index k of the last), inf where one is not finite; reduces to the largest of all.
+template <class Src, class T, class Memory>
+struct slot_magnitudes {
+  Src src;
+  Kokkos::View<T*, Memory> slot_max;
+
+  KOKKOS_INLINE_FUNCTION static T magnitude(const T x) {
+    return math::isfinite(x) ? math::fabs(x) : T(HUGE_VAL);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const index_type k, T& largest) const {
+    T m = 0;
+    if constexpr (rank_v<Src> == 1) {
+      m = magnitude(convert<T>(src(k)));
+    } else {
+      for (index_type i = 0; i < index_type(src.extent(0)); ++i) {
+        if constexpr (rank_v<Src> == 2) {
+          const T a = magnitude(convert<T>(src(i, k)));
+          m = a > m ? a : m;
+        } else {
+          for (index_type j = 0; j < index_type(src.extent(1)); ++j) {
+            const T a = magnitude(convert<T>(src(i, j, k)));
+            m = a > m ? a : m;
+          }
+        }
+      }
+    }
+    slot_max(k) = m;
+    largest = m > largest ? m : largest;
+  }
+};
+
 // Sets the scales of dst so each scale slot's largest magnitude in src maps to the
-// largest integer. All-zero slots get scale 1; non-finite data throws.
+// largest integer (one slot per view when the scale stride is 0). All-zero slots get
+// scale 1; non-finite data throws and leaves dst as it was.
 template <class Exec, class Dst, class Src>
 void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
   using T = arithmetic_t<Dst>;
-  using traits = format_traits<storage_t<Dst>>;
-  constexpr unsigned rank = Dst::rank;
+  using Memory = typename Dst::memory_space;
+  const T largest = static_cast<T>(format_traits<storage_t<Dst>>::max_value());
   const auto& state = dst.scale_state();
   auto scales = state.scales;
-  const T largest = static_cast<T>(traits::max_value());
-  const T inf = std::numeric_limits<T>::infinity();
-  auto magnitude = [=] KOKKOS_FUNCTION(T x) { return math::isfinite(x) ? math::fabs(x) : inf; };
+  const index_type slots = src.extent(Dst::rank - 1);
+  Kokkos::View<T*, Memory> chosen(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::deep_copy::scales"), slots);
+  T worst = 0;
+  Kokkos::parallel_reduce("kacc::deep_copy::scales", Impl::range(exec, 0, slots),
+                          slot_magnitudes<Src, T, Memory>{src, chosen}, Kokkos::Max<T>(worst));
+  if (!(worst <= std::numeric_limits<T>::max()))
+    throw std::invalid_argument(
+        "kacc::deep_copy: the source holds a non-finite value; scaled formats store finite "
+        "values only");
   if (state.stride == 0) {
-    T maxabs = 0;
-    if constexpr (rank == 1) {
-      Kokkos::parallel_reduce(
-          "kacc::deep_copy::scale", Kokkos::RangePolicy<Exec>(exec, 0, src.extent(0)),
-          KOKKOS_LAMBDA(std::size_t i, T & m) {
-            const T a = magnitude(convert<T>(src(i)));
-            m = a > m ? a : m;
-          },
-          Kokkos::Max<T>(maxabs));
-    } else {
-      Kokkos::parallel_reduce(
-          "kacc::deep_copy::scale", Kokkos::RangePolicy<Exec>(exec, 0, src.extent(rank - 1)),
-          KOKKOS_LAMBDA(std::size_t k, T & m) {
-            for (std::size_t i = 0; i < src.extent(0); ++i) {
-              if constexpr (rank == 2) {
-                const T a = magnitude(convert<T>(src(i, k)));
-                m = a > m ? a : m;
-              } else {
-                for (std::size_t j = 0; j < src.extent(1); ++j) {
-                  const T a = magnitude(convert<T>(src(i, j, k)));
-                  m = a > m ? a : m;
-                }
-              }
-            }
-          },
-          Kokkos::Max<T>(maxabs));
-    }
-    if (!(maxabs < inf))
-      throw std::invalid_argument(
-          "kacc::deep_copy: the source holds a non-finite value; scaled formats store finite "
-          "values only");
     // A kernel, not deep_copy into a rank-0 subview: Kokkos 3.4 aborts on rank-0 LayoutStride.
-    const T chosen = maxabs > 0 ? maxabs / largest : T(1);
+    const T one_scale = worst > 0 ? worst / largest : T(1);
     Kokkos::parallel_for(
-        "kacc::deep_copy::scale", Kokkos::RangePolicy<Exec>(exec, 0, 1),
-        KOKKOS_LAMBDA(int) { scales(0) = chosen; });
+        "kacc::deep_copy::scale", Impl::range(exec, 0, 1),
+        KOKKOS_LAMBDA(index_type) { scales(0) = one_scale; });
   } else {
-    // Scales go to a temporary first so a throw leaves dst as it was.
-    const std::size_t slots = src.extent(rank - 1);
-    Kokkos::View<T*, typename Dst::memory_space> chosen(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::deep_copy::scales"), slots);
-    T worst = 0;
-    Kokkos::parallel_reduce(
-        "kacc::deep_copy::scales", Kokkos::RangePolicy<Exec>(exec, 0, slots),
-        KOKKOS_LAMBDA(std::size_t k, T & w) {
-          T m = 0;
-          if constexpr (rank == 1) {
-            m = magnitude(convert<T>(src(k)));  // e.g. a row of a rank-2 view: one per entry
-          } else {
-            for (std::size_t i = 0; i < src.extent(0); ++i) {
-              if constexpr (rank == 2) {
-                const T a = magnitude(convert<T>(src(i, k)));
-                m = a > m ? a : m;
-              } else {
-                for (std::size_t j = 0; j < src.extent(1); ++j) {
-                  const T a = magnitude(convert<T>(src(i, j, k)));
-                  m = a > m ? a : m;
-                }
-              }
-            }
-          }
-          chosen(k) = m > 0 ? m / largest : T(1);
-          w = m > w ? m : w;
-        },
-        Kokkos::Max<T>(worst));
-    if (!(worst < inf))
-      throw std::invalid_argument(
-          "kacc::deep_copy: the source holds a non-finite value; scaled formats store finite "
-          "values only");
+    Kokkos::parallel_for(
+        "kacc::deep_copy::scales", Impl::range(exec, 0, slots),
+        KOKKOS_LAMBDA(index_type k) { chosen(k) = chosen(k) > 0 ? chosen(k) / largest : T(1); });
     Kokkos::deep_copy(exec, scales, chosen);
   }
 }
@@ -309,11 +308,10 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
     if constexpr (dst_scaled) {
       if (!dst.scale_state().shared) detail::choose_scales(exec, dst, src);
     }
-    using T = detail::element_value_t<Dst>;
-    detail::for_each_index<Dst::rank>(
-        std::string("kacc::deep_copy[") + format_name<storage_t<Src>>() + "->" +
-            format_name<storage_t<Dst>>() + "]",
-        exec, dst, KOKKOS_LAMBDA(const auto... i) { dst(i...) = convert<T>(src(i...)); });
+    detail::for_each_index<Dst::rank>(std::string("kacc::deep_copy[") +
+                                          format_name<storage_t<Src>>() + "->" +
+                                          format_name<storage_t<Dst>>() + "]",
+                                      exec, dst, detail::convert_entries<Dst, Src>{dst, src});
   }
 }
 

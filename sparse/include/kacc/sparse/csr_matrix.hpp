@@ -34,14 +34,14 @@ RowStats row_stats(const Exec& exec, const RowMap& row_map, std::size_t rows) {
   Offset longest = 0;
   double sum_sq = 0;
   Kokkos::parallel_reduce(
-      "kacc::sparse::row_stats::max", Kokkos::RangePolicy<Exec>(exec, 0, rows),
+      "kacc::sparse::row_stats::max", kacc::Impl::range(exec, 0, rows),
       KOKKOS_LAMBDA(std::size_t i, Offset & m) {
         const Offset l = row_map(i + 1) - row_map(i);
         m = l > m ? l : m;
       },
       Kokkos::Max<Offset>(longest));
   Kokkos::parallel_reduce(
-      "kacc::sparse::row_stats::sum_sq", Kokkos::RangePolicy<Exec>(exec, 0, rows),
+      "kacc::sparse::row_stats::sum_sq", kacc::Impl::range(exec, 0, rows),
       KOKKOS_LAMBDA(std::size_t i, double& acc) {
         const double l = static_cast<double>(row_map(i + 1) - row_map(i));
         acc += l * l;
@@ -85,7 +85,7 @@ void copy_values(const Dst& dst, const Src& src) {
     T maxabs = 0;
     const T inf = std::numeric_limits<T>::infinity();
     Kokkos::parallel_reduce(
-        "kacc::sparse::copy_values::scale", Kokkos::RangePolicy<Exec>(0, n),
+        "kacc::sparse::copy_values::scale", kacc::Impl::range(Exec(), 0, n),
         KOKKOS_LAMBDA(std::size_t k, T & m) {
           const T v = convert<T>(src(k));
           const T a = math::isfinite(v) ? math::fabs(v) : inf;
@@ -100,10 +100,10 @@ void copy_values(const Dst& dst, const Src& src) {
     const T scale = maxabs > 0 ? maxabs / largest : T(1);
     const auto scales = dst.scales();
     Kokkos::parallel_for(
-        "kacc::sparse::copy_values::set_scale", Kokkos::RangePolicy<Exec>(0, 1),
+        "kacc::sparse::copy_values::set_scale", kacc::Impl::range(Exec(), 0, 1),
         KOKKOS_LAMBDA(int) { scales(0) = scale; });
     Kokkos::parallel_for(
-        "kacc::sparse::copy_values", Kokkos::RangePolicy<Exec>(0, n),
+        "kacc::sparse::copy_values", kacc::Impl::range(Exec(), 0, n),
         KOKKOS_LAMBDA(std::size_t k) { dst(k) = convert<T>(src(k)); });
     Exec().fence();
   }

@@ -133,7 +133,7 @@ EllMatrix<A, F, O, S, D> ell_from_csr(const CsrMatrix<A, F, O, S, D>& csr,
   const auto dst = values.storage();
   using Storage = typename E::values_type::storage_type;
   Kokkos::parallel_for(
-      "kacc::sparse::ell_from_csr", Kokkos::RangePolicy<Exec>(0, rows),
+      "kacc::sparse::ell_from_csr", kacc::Impl::range(Exec(), 0, rows),
       KOKKOS_LAMBDA(std::size_t i) {
         const S begin = row_map(i), end = row_map(i + 1);
         lengths(i) = static_cast<O>(end - begin);
@@ -163,7 +163,7 @@ CsrMatrix<A, F, O, S, D> csr_from_ell(const EllMatrix<A, F, O, S, D>& ell) {
   const auto lengths = ell.row_lengths();
   typename M::row_map_type row_map("kacc::sparse::row_map", rows + 1);
   Kokkos::parallel_scan(
-      "kacc::sparse::csr_from_ell::offsets", Kokkos::RangePolicy<Exec>(0, rows),
+      "kacc::sparse::csr_from_ell::offsets", kacc::Impl::range(Exec(), 0, rows),
       KOKKOS_LAMBDA(std::size_t i, S & partial, bool final) {
         partial += static_cast<S>(lengths(i));
         if (final) row_map(i + 1) = partial;
@@ -179,7 +179,7 @@ CsrMatrix<A, F, O, S, D> csr_from_ell(const EllMatrix<A, F, O, S, D>& ell) {
   const auto src_entries = ell.entries();
   const auto dst = values.storage();
   Kokkos::parallel_for(
-      "kacc::sparse::csr_from_ell", Kokkos::RangePolicy<Exec>(0, rows),
+      "kacc::sparse::csr_from_ell", kacc::Impl::range(Exec(), 0, rows),
       KOKKOS_LAMBDA(std::size_t i) {
         const S begin = row_map(i);
         for (O k = 0; k < lengths(i); ++k) {

@@ -1,15 +1,20 @@
 #pragma once
 /// @file
 /// kacc::sparse::spmv: y = alpha * op(A) * x + beta * y for CsrMatrix and EllMatrix with
-/// values in any kacc format and x, y plain or kacc views of any formats. Products and
-/// sums are done in the common arithmetic type of A, x and y (fp64 when any of them
-/// computes in fp64); each entry is converted once, in registers.
+/// values in any kacc format and x, y plain or kacc views of any formats. Products are
+/// done in Arith (default: the common arithmetic type of A, x and y, fp64 when any of
+/// them computes in fp64) and row sums accumulated in Acc (default: Arith;
+/// `kacc::compensated<double>` gives a Neumaier sum); each entry is converted once, in
+/// registers.
 ///
 /// BLAS semantics: beta == 0 writes y without reading it (NaN in y does not propagate),
 /// alpha == 0 scales y by beta without touching A or x.
 ///
 /// CSR kernels (one templated source each, for every format):
-///   - row: one thread per row, the row's sum in a register;
+///   - row: on CPUs one thread per row, the row's sum in a register; on GPUs one vector
+///     of lanes per row (lanes read consecutive entries), the vector length a power of
+///     two near the mean row length (1 to 32), the lanes' sums joined by a Kokkos
+///     vector reduction;
 ///   - load_balanced: merge-path (Merrill & Garland): the path through rows and nonzeros
 ///     is cut in equal pieces, so a row of 10^5 entries is shared by several threads;
 ///     partial sums of cut rows are carried to a fix-up pass that rounds each y entry once.
@@ -17,8 +22,10 @@
 /// > 8x the mean, or coefficient of variation of the row lengths > 1), else row.
 /// Transpose ("T"): each row scatters its products with atomic adds into an Arith
 /// workspace of length cols (so y may be stored in any format), then
-/// y = alpha * workspace + beta * y. No transposed copy is made.
+/// y = alpha * workspace + beta * y. No transposed copy is made; the order of the atomic
+/// adds is not fixed, so Acc does not apply to "T" (the sums are plain Arith sums).
 
+#include <kacc/core/kernel_support.hpp>
 #include <kacc/sparse/csr_matrix.hpp>
 #include <kacc/sparse/ell_matrix.hpp>
 
@@ -50,12 +57,14 @@ struct is_ell : std::false_type {};
 template <class A, class F, class O, class S, class D>
 struct is_ell<EllMatrix<A, F, O, S, D>> : std::true_type {};
 
-namespace detail {
+namespace Impl {
+
+using kacc::Impl::shape;
 
 /// Writes alpha * sum + beta * y(i) into y(i), converting once; beta == 0 never reads y.
-template <class T, class Y, class I>
-KOKKOS_FORCEINLINE_FUNCTION void update(const Y& y, const I& i, const T& alpha, const T& sum,
-                                        const T& beta) {
+template <class T, class Y>
+KOKKOS_FORCEINLINE_FUNCTION void update(const Y& y, const index_type i, const T& alpha,
+                                        const T& sum, const T& beta) {
   using V = typename Y::non_const_value_type;
   if (beta == T(0)) {
     y(i) = convert<V>(alpha * sum);
@@ -64,184 +73,256 @@ KOKKOS_FORCEINLINE_FUNCTION void update(const Y& y, const I& i, const T& alpha, 
   }
 }
 
-template <class Matrix>
+/// "kacc::sparse::spmv[kernel,A=...,x=...,y=...,arith=...,acc=...]".
+template <class T, class Acc, class Matrix, class X, class Y>
 std::string kernel_label(const char* kernel) {
-  return std::string("kacc::sparse::spmv[") + kernel + "," +
-         format_name<typename Matrix::format_type>() + "]";
+  return std::string("kacc::sparse::spmv[") + kernel +
+         ",A=" + format_name<typename Matrix::format_type>() + ",x=" + kacc::Impl::format_of<X>() +
+         ",y=" + kacc::Impl::format_of<Y>() + kacc::Impl::arith_suffix<T, Acc>();
 }
 
 template <class T, class Exec, class Y>
-void scale_y(const Exec& exec, const T& beta, const Y& y) {
+void scale_y(const std::string& label, const Exec& exec, const T& beta, const Y& y) {
   Kokkos::parallel_for(
-      "kacc::sparse::spmv[scale_y]", Kokkos::RangePolicy<Exec>(exec, 0, y.extent(0)),
-      KOKKOS_LAMBDA(std::size_t i) { update(y, i, T(0), T(0), beta); });
+      label, kacc::Impl::range(exec, 0, y.extent(0)),
+      KOKKOS_LAMBDA(const index_type i) { update(y, i, T(0), T(0), beta); });
 }
 
-template <class T, class Exec, class M, class X, class Y>
-void csr_row(const Exec& exec, const T& alpha, const M& a, const X& x, const T& beta, const Y& y) {
-  using O = typename M::ordinal_type;
-  using S = typename M::offset_type;
+/// Lanes per row of the team-shaped CSR kernel: the power of two nearest the mean row
+/// length from below, 1 to the space's vector length (so short rows do not idle lanes).
+template <class Exec>
+int csr_vector_lanes(double mean_row_length) {
+  const int most = kacc::Impl::vector_lanes<Exec>();
+  int lanes = 1;
+  while (lanes * 2 <= most && lanes * 2 <= mean_row_length) lanes *= 2;
+  return lanes;
+}
+
+/// Rows (vectors of lanes) per team of the team-shaped CSR kernel.
+constexpr int csr_team_rows = 8;
+
+template <class T, class Acc, shape Shape, class Exec, class M, class X, class Y>
+void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
+             const T& beta, const Y& y) {
+  using traits = accumulator_traits<Acc>;
   const auto row_map = a.row_map();
   const auto entries = a.entries();
   const typename M::const_values_type values = a.values();
-  Kokkos::parallel_for(
-      kernel_label<M>("csr_row"), Kokkos::RangePolicy<Exec>(exec, 0, a.num_rows()),
-      KOKKOS_LAMBDA(const O i) {
-        T sum = 0;
-        const S end = row_map(i + 1);
-        for (S k = row_map(i); k < end; ++k) {
-          sum += convert<T>(values(k)) * convert<T>(x(entries(k)));
-        }
-        update(y, i, alpha, sum, beta);
-      });
+  const index_type rows = a.num_rows();
+  if constexpr (Shape == shape::host) {
+    Kokkos::parallel_for(
+        label, kacc::Impl::range(exec, 0, rows), KOKKOS_LAMBDA(const index_type i) {
+          Acc sum = traits::zero();
+          const index_type end = row_map(i + 1);
+          for (index_type k = row_map(i); k < end; ++k)
+            traits::add(sum, convert<T>(values(k)) * convert<T>(x(entries(k))));
+          update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
+        });
+  } else {
+    using policy_type = kacc::Impl::team_policy<Exec>;
+    using member_type = typename policy_type::member_type;
+    auto kernel = KOKKOS_LAMBDA(const member_type& team) {
+      const index_type i =
+          team.league_rank() * static_cast<index_type>(team.team_size()) + team.team_rank();
+      if (i >= rows) return;  // no team barrier follows
+      Acc sum = traits::zero();
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, index_type(row_map(i)), index_type(row_map(i + 1))),
+          [&](const index_type k, Acc& s) {
+            traits::add(s, convert<T>(values(k)) * convert<T>(x(entries(k))));
+          },
+          kacc::Impl::sum_reducer<Acc>(sum));
+      Kokkos::single(Kokkos::PerThread(team),
+                     [&]() { update(y, i, alpha, static_cast<T>(traits::result(sum)), beta); });
+    };
+    const int lanes = csr_vector_lanes<Exec>(a.row_stats().mean);
+    const int team_rows =
+        kacc::Impl::team_threads(policy_type(exec, 1, 1, lanes), kernel, csr_team_rows);
+    Kokkos::parallel_for(
+        label, policy_type(exec, (rows + team_rows - 1) / team_rows, team_rows, lanes), kernel);
+  }
 }
 
-/// First point (row ends consumed, nonzeros consumed) of merge-path diagonal d.
-template <class RowMap, class O, class S>
-KOKKOS_INLINE_FUNCTION void merge_path_search(const RowMap& row_map, O rows, S nnz, S d, O& i,
-                                              S& j) {
-  S lo = d > nnz ? d - nnz : S(0);
-  S hi = d < static_cast<S>(rows) ? d : static_cast<S>(rows);
+/// First point (row ends consumed i, nonzeros consumed j) of merge-path diagonal d. All
+/// coordinates are 64-bit, whatever the matrix's offset type: rows + nnz may pass 2^31.
+template <class RowMap>
+KOKKOS_INLINE_FUNCTION void merge_path_search(const RowMap& row_map, index_type rows,
+                                              index_type nnz, index_type d, index_type& i,
+                                              index_type& j) {
+  index_type lo = d > nnz ? d - nnz : 0;
+  index_type hi = d < rows ? d : rows;
   while (lo < hi) {
-    const S mid = lo + (hi - lo) / 2;
-    if (row_map(mid + 1) <= d - mid - 1) {
+    const index_type mid = lo + (hi - lo) / 2;
+    if (index_type(row_map(mid + 1)) <= d - mid - 1) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  i = static_cast<O>(lo);
+  i = lo;
   j = d - lo;
 }
 
-template <class T, class Exec, class M, class X, class Y>
-void csr_merge_path(const Exec& exec, const T& alpha, const M& a, const X& x, const T& beta,
-                    const Y& y) {
-  using O = typename M::ordinal_type;
-  using S = typename M::offset_type;
+/// Merge-path CSR (Merrill & Garland): equal pieces of the path through rows and
+/// nonzeros; rows cut between pieces are finished in a fix-up pass that rounds each y
+/// entry once.
+template <class T, class Acc, class Exec, class M, class X, class Y>
+void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, const M& a,
+                    const X& x, const T& beta, const Y& y) {
+  using traits = accumulator_traits<Acc>;
   using Mem = typename M::memory_space;
-  const O rows = a.num_rows();
-  const S nnz = static_cast<S>(a.nnz());
-  const long long total = static_cast<long long>(rows) + static_cast<long long>(nnz);
+  const index_type rows = a.num_rows();
+  const index_type nnz = a.nnz();
+  const index_type total = rows + nnz;
   if (total == 0) return;
-  const long long wanted = static_cast<long long>(exec.concurrency()) * 4;
-  const long long chunks_ll = std::max(1LL, std::min(wanted, (total + 63) / 64));
-  const long long per_ll = (total + chunks_ll - 1) / chunks_ll;
-  const S per = static_cast<S>(per_ll);
-  const std::size_t chunks = static_cast<std::size_t>((total + per_ll - 1) / per_ll);
-  Kokkos::View<O*, Mem> carry_row(
+  const index_type wanted = static_cast<index_type>(exec.concurrency()) * 4;
+  const index_type chunks_wanted = std::max<index_type>(1, std::min(wanted, (total + 63) / 64));
+  const index_type per = (total + chunks_wanted - 1) / chunks_wanted;
+  const index_type chunks = (total + per - 1) / per;
+  Kokkos::View<index_type*, Mem> carry_row(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kacc::sparse::carry_row"), chunks);
-  Kokkos::View<T*, Mem> carry(
+  Kokkos::View<Acc*, Mem> carry(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kacc::sparse::carry"), chunks);
-  Kokkos::View<O*, Mem> head_row(
+  Kokkos::View<index_type*, Mem> head_row(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kacc::sparse::head_row"), chunks);
-  Kokkos::View<T*, Mem> head(
+  Kokkos::View<Acc*, Mem> head(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kacc::sparse::head"), chunks);
   const auto row_map = a.row_map();
   const auto entries = a.entries();
   const typename M::const_values_type values = a.values();
-  const S end_diag = static_cast<S>(total);
   Kokkos::parallel_for(
-      kernel_label<M>("csr_merge_path"), Kokkos::RangePolicy<Exec>(exec, 0, chunks),
-      KOKKOS_LAMBDA(const std::size_t t) {
-        const S d0 = static_cast<S>(t) * per;
-        const S d1 = end_diag - d0 > per ? d0 + per : end_diag;
-        O i, i1;
-        S j, j1;
+      label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type t) {
+        const index_type d0 = t * per;
+        const index_type d1 = total - d0 > per ? d0 + per : total;
+        index_type i, i1, j, j1;
         merge_path_search(row_map, rows, nnz, d0, i, j);
         merge_path_search(row_map, rows, nnz, d1, i1, j1);
-        const O i0 = i;
-        const bool started_mid = i0 < rows && j > row_map(i0);
+        const index_type i0 = i;
+        const bool started_mid = i0 < rows && j > index_type(row_map(i0));
         head_row(t) = -1;
-        T sum = 0;
+        Acc sum = traits::zero();
         for (; i < i1; ++i) {
-          const S end = row_map(i + 1);
-          for (; j < end; ++j) sum += convert<T>(values(j)) * convert<T>(x(entries(j)));
+          const index_type end = row_map(i + 1);
+          for (; j < end; ++j) traits::add(sum, convert<T>(values(j)) * convert<T>(x(entries(j))));
           if (i == i0 && started_mid) {
             head(t) = sum;
             head_row(t) = i;
           } else {
-            update(y, i, alpha, sum, beta);
+            update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
           }
-          sum = 0;
+          sum = traits::zero();
         }
-        for (; j < j1; ++j) sum += convert<T>(values(j)) * convert<T>(x(entries(j)));
+        for (; j < j1; ++j) traits::add(sum, convert<T>(values(j)) * convert<T>(x(entries(j))));
         carry_row(t) = i1;
         carry(t) = sum;
       });
   Kokkos::parallel_for(
-      kernel_label<M>("csr_merge_path_fixup"), Kokkos::RangePolicy<Exec>(exec, 0, chunks),
-      KOKKOS_LAMBDA(const std::size_t t) {
-        const O r = head_row(t);
+      label + "_fixup", kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type t) {
+        const index_type r = head_row(t);
         if (r < 0) return;
-        T sum = head(t);
-        for (std::size_t u = t; u > 0 && carry_row(u - 1) == r; --u) sum += carry(u - 1);
-        update(y, r, alpha, sum, beta);
+        Acc sum = head(t);
+        for (index_type u = t; u > 0 && carry_row(u - 1) == r; --u) traits::join(sum, carry(u - 1));
+        update(y, r, alpha, static_cast<T>(traits::result(sum)), beta);
       });
 }
 
-template <class T, class Exec, class M, class X, class Y>
-void ell_row(const Exec& exec, const T& alpha, const M& a, const X& x, const T& beta, const Y& y) {
-  using O = typename M::ordinal_type;
+/// ELL: one thread per row; the slots of consecutive rows are adjacent, so consecutive
+/// threads read consecutive memory on GPUs.
+template <class T, class Acc, class Exec, class M, class X, class Y>
+void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
+             const T& beta, const Y& y) {
+  using traits = accumulator_traits<Acc>;
   const auto entries = a.entries();
   const typename M::const_values_type values = a.values();
   const M shape = a;
-  const O width = static_cast<O>(a.width());
+  const index_type width = a.width();
   Kokkos::parallel_for(
-      kernel_label<M>("ell_row"), Kokkos::RangePolicy<Exec>(exec, 0, a.num_rows()),
-      KOKKOS_LAMBDA(const O i) {
-        T sum = 0;
-        for (O k = 0; k < width; ++k) {
+      label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
+        Acc sum = traits::zero();
+        for (index_type k = 0; k < width; ++k) {
           const std::size_t s = shape.slot(i, k);
-          sum += convert<T>(values(s)) * convert<T>(x(entries(s)));
+          traits::add(sum, convert<T>(values(s)) * convert<T>(x(entries(s))));
         }
-        update(y, i, alpha, sum, beta);
+        update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
       });
 }
 
-template <class T, class Exec, class M, class X, class Y>
-void transpose(const Exec& exec, const T& alpha, const M& a, const X& x, const T& beta,
-               const Y& y) {
-  using O = typename M::ordinal_type;
-  Kokkos::View<T*, typename M::memory_space> work("kacc::sparse::spmv_transpose_work",
-                                                  static_cast<std::size_t>(a.num_cols()));
+template <class T, class Exec, class M, class X, class Work>
+void csr_scatter(const std::string& label, const Exec& exec, const M& a, const X& x,
+                 const Work& work) {
+  const auto row_map = a.row_map();
   const auto entries = a.entries();
   const typename M::const_values_type values = a.values();
-  if constexpr (is_csr<M>::value) {
-    using S = typename M::offset_type;
-    const auto row_map = a.row_map();
-    Kokkos::parallel_for(
-        kernel_label<M>("csr_transpose_atomic"), Kokkos::RangePolicy<Exec>(exec, 0, a.num_rows()),
-        KOKKOS_LAMBDA(const O i) {
-          const T xi = convert<T>(x(i));
-          for (S k = row_map(i); k < row_map(i + 1); ++k) {
-            Kokkos::atomic_add(&work(entries(k)), convert<T>(values(k)) * xi);
-          }
-        });
-  } else {
-    const M shape = a;
-    const auto lengths = a.row_lengths();
-    Kokkos::parallel_for(
-        kernel_label<M>("ell_transpose_atomic"), Kokkos::RangePolicy<Exec>(exec, 0, a.num_rows()),
-        KOKKOS_LAMBDA(const O i) {
-          const T xi = convert<T>(x(i));
-          for (O k = 0; k < lengths(i); ++k) {
-            const std::size_t s = shape.slot(i, k);
-            Kokkos::atomic_add(&work(entries(s)), convert<T>(values(s)) * xi);
-          }
-        });
-  }
   Kokkos::parallel_for(
-      kernel_label<M>("transpose_update"), Kokkos::RangePolicy<Exec>(exec, 0, y.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t j) { update(y, j, alpha, work(j), beta); });
+      label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
+        const T xi = convert<T>(x(i));
+        for (index_type k = row_map(i); k < index_type(row_map(i + 1)); ++k)
+          Kokkos::atomic_add(&work(entries(k)), convert<T>(values(k)) * xi);
+      });
 }
 
-}  // namespace detail
+template <class T, class Exec, class M, class X, class Work>
+void ell_scatter(const std::string& label, const Exec& exec, const M& a, const X& x,
+                 const Work& work) {
+  const auto entries = a.entries();
+  const typename M::const_values_type values = a.values();
+  const M shape = a;
+  const auto lengths = a.row_lengths();
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
+        const T xi = convert<T>(x(i));
+        for (index_type k = 0; k < index_type(lengths(i)); ++k) {
+          const std::size_t s = shape.slot(i, k);
+          Kokkos::atomic_add(&work(entries(s)), convert<T>(values(s)) * xi);
+        }
+      });
+}
 
-/// y = alpha * op(A) * x + beta * y in exec; mode "N" (A) or "T" (A transposed).
-/// Throws std::invalid_argument for an unknown mode or extents that do not match.
-template <class Exec, class Matrix, class X, class Y, class Alpha, class Beta,
-          class = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
+/// y = alpha A^T x + beta y: atomic scatter of each row's products into a workspace.
+template <class T, class Acc, class Exec, class M, class X, class Y>
+void transpose(const Exec& exec, const T& alpha, const M& a, const X& x, const T& beta,
+               const Y& y) {
+  Kokkos::View<T*, typename M::memory_space> work("kacc::sparse::spmv_transpose_work",
+                                                  static_cast<std::size_t>(a.num_cols()));
+  if constexpr (is_csr<M>::value) {
+    csr_scatter<T>(kernel_label<T, Acc, M, X, Y>("csr_transpose_atomic"), exec, a, x, work);
+  } else {
+    ell_scatter<T>(kernel_label<T, Acc, M, X, Y>("ell_transpose_atomic"), exec, a, x, work);
+  }
+  Kokkos::parallel_for(
+      kernel_label<T, Acc, M, X, Y>("transpose_update"), kacc::Impl::range(exec, 0, y.extent(0)),
+      KOKKOS_LAMBDA(const index_type j) { update(y, j, alpha, work(j), beta); });
+}
+
+/// y = alpha op(A) x + beta y after the argument checks, alpha != 0, y not empty.
+template <class T, class Acc, shape Shape, class Exec, class Matrix, class X, class Y>
+void spmv(const Exec& exec, bool trans, const T& alpha, const Matrix& A, const X& x, const T& beta,
+          const Y& y, SpmvAlgorithm algorithm) {
+  if (trans) {
+    transpose<T, Acc>(exec, alpha, A, x, beta, y);
+  } else if constexpr (is_ell<Matrix>::value) {
+    ell_row<T, Acc>(kernel_label<T, Acc, Matrix, X, Y>("ell_row"), exec, alpha, A, x, beta, y);
+  } else {
+    if (algorithm == SpmvAlgorithm::automatic) algorithm = choose_algorithm(A.row_stats());
+    if (algorithm == SpmvAlgorithm::load_balanced) {
+      csr_merge_path<T, Acc>(kernel_label<T, Acc, Matrix, X, Y>("csr_merge_path"), exec, alpha, A,
+                             x, beta, y);
+    } else {
+      csr_row<T, Acc, Shape>(kernel_label<T, Acc, Matrix, X, Y>("csr_row"), exec, alpha, A, x, beta,
+                             y);
+    }
+  }
+}
+
+}  // namespace Impl
+
+/// y = alpha * op(A) * x + beta * y in exec; mode "N" (A) or "T" (A transposed). Arith
+/// and Acc as in the file comment. Throws std::invalid_argument for an unknown mode,
+/// extents that do not match, or y sharing memory with x or with A's arrays. Empty y:
+/// nothing happens; empty A with non-empty y: y = beta y.
+template <class Arith = void, class Acc = void, class Exec, class Matrix, class X, class Y,
+          class Alpha, class Beta,
+          class Enable = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
 void spmv(const Exec& exec, const char mode[], const Alpha& alpha, const Matrix& A, const X& x,
           const Beta& beta, const Y& y, SpmvAlgorithm algorithm = SpmvAlgorithm::automatic) {
   static_assert(is_csr<Matrix>::value || is_ell<Matrix>::value,
@@ -250,7 +331,14 @@ void spmv(const Exec& exec, const char mode[], const Alpha& alpha, const Matrix&
   static_assert(X::rank == 1 && Y::rank == 1, "kacc::sparse::spmv: x and y must be rank 1");
   static_assert(!std::is_const<typename Y::value_type>::value,
                 "kacc::sparse::spmv: y must be writable");
-  using T = std::common_type_t<typename Matrix::arithmetic_type, arithmetic_t<X>, arithmetic_t<Y>>;
+  KACC_REQUIRE_ACCESSIBLE(Exec, typename Matrix::entries_type, "kacc::sparse::spmv", "A");
+  KACC_REQUIRE_ACCESSIBLE(Exec, X, "kacc::sparse::spmv", "x");
+  KACC_REQUIRE_ACCESSIBLE(Exec, Y, "kacc::sparse::spmv", "y");
+  using T = std::conditional_t<
+      std::is_void<Arith>::value,
+      std::common_type_t<typename Matrix::arithmetic_type, arithmetic_t<X>, arithmetic_t<Y>>,
+      Arith>;
+  using Ac = std::conditional_t<std::is_void<Acc>::value, T, Acc>;
   const std::string m = mode ? mode : "";
   const bool trans = m == "T" || m == "t" || m == "C" || m == "c";
   if (!trans && m != "N" && m != "n") {
@@ -266,33 +354,28 @@ void spmv(const Exec& exec, const char mode[], const Alpha& alpha, const Matrix&
                                 " and y of extent " + std::to_string(y_len) + "; got x " +
                                 std::to_string(x.extent(0)) + ", y " + std::to_string(y.extent(0)));
   }
+  if (kacc::Impl::overlaps(y, x))
+    throw std::invalid_argument("kacc::sparse::spmv: y (extents " + kacc::Impl::extents_of(y) +
+                                ") aliases x (extents " + kacc::Impl::extents_of(x) + ")");
+  if (kacc::Impl::overlaps(y, A.values()) || kacc::Impl::overlaps(y, A.entries()))
+    throw std::invalid_argument("kacc::sparse::spmv: y (extents " + kacc::Impl::extents_of(y) +
+                                ") aliases the arrays of A");
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
   if (y_len == 0) return;
   if (a == T(0)) {
-    detail::scale_y(exec, b, y);
+    Impl::scale_y(Impl::kernel_label<T, Ac, Matrix, X, Y>("scale_y"), exec, b, y);
     return;
   }
-  if (trans) {
-    detail::transpose(exec, a, A, x, b, y);
-  } else if constexpr (is_ell<Matrix>::value) {
-    (void)algorithm;
-    detail::ell_row(exec, a, A, x, b, y);
-  } else {
-    if (algorithm == SpmvAlgorithm::automatic) algorithm = choose_algorithm(A.row_stats());
-    if (algorithm == SpmvAlgorithm::load_balanced) {
-      detail::csr_merge_path(exec, a, A, x, b, y);
-    } else {
-      detail::csr_row(exec, a, A, x, b, y);
-    }
-  }
+  Impl::spmv<T, Ac, kacc::Impl::default_shape_v<Exec>>(exec, trans, a, A, x, b, y, algorithm);
 }
 
 /// spmv in the matrix's default execution space instance, fenced.
-template <class Matrix, class X, class Y, class Alpha, class Beta>
+template <class Arith = void, class Acc = void, class Matrix, class X, class Y, class Alpha,
+          class Beta>
 void spmv(const char mode[], const Alpha& alpha, const Matrix& A, const X& x, const Beta& beta,
           const Y& y, SpmvAlgorithm algorithm = SpmvAlgorithm::automatic) {
   using Exec = typename Matrix::execution_space;
-  spmv(Exec(), mode, alpha, A, x, beta, y, algorithm);
+  spmv<Arith, Acc>(Exec(), mode, alpha, A, x, beta, y, algorithm);
   Exec().fence();
 }
 

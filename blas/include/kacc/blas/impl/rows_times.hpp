@@ -1,0 +1,183 @@
+#pragma once
+/// @file
+/// The matrix-times-vector core of GEMV and of TRSV's block updates:
+/// out(i, sum_{k in [k0,k1)} M(i,k) x(k)) for i in [i0,i1), in two memory shapes (M
+/// contiguous along k: "dot"; along i: "axpy") and two loop shapes (Impl::shape). Entries
+/// are read as `convert<Arith>(v(i))`, so plain and kacc views share the source.
+
+#include <kacc/blas/detail.hpp>
+
+namespace kacc {
+namespace blas {
+namespace Impl {
+
+using kacc::Impl::shape;
+
+/// Sum lanes per row in the host dot shape: two AVX-512 fp64 registers.
+constexpr int host_lanes = 16;
+/// Most rows one host thread keeps partial sums for in the host axpy shape.
+constexpr index_type host_chunk_rows = 1024;
+/// Rows of one team in the team axpy shape: consecutive lanes read consecutive rows.
+constexpr int team_rows = 32;
+/// Threads of one team in the team axpy shape (at most), each summing every
+/// team_threads-th column.
+constexpr int team_threads = 8;
+/// Rows of one team in the team dot shape (at most; one thread, i.e. one vector of lanes,
+/// per row).
+constexpr int team_dot_rows = 4;
+
+/// Host dot shape: one thread per row, each row a lane-split dot product so the inner
+/// loop vectorises without reassociation flags.
+template <class Arith, class Acc, class Exec, class M, class X, class Out>
+void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
+                   index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
+        Acc lane[host_lanes];
+        for (int l = 0; l < host_lanes; ++l) lane[l] = traits::zero();
+        index_type k = k0;
+        for (; k + host_lanes <= k1; k += host_lanes) {
+          for (int l = 0; l < host_lanes; ++l)
+            traits::add(lane[l], convert<Arith>(m(i, k + l)) * convert<Arith>(x(k + l)));
+        }
+        for (int l = 0; k + l < k1; ++l)
+          traits::add(lane[l], convert<Arith>(m(i, k + l)) * convert<Arith>(x(k + l)));
+        for (int w = host_lanes / 2; w > 0; w /= 2)
+          for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
+        out(i, traits::result(lane[0]));
+      });
+}
+
+/// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
+/// time, streaming contiguous memory instead of reading each row with a stride.
+template <class Arith, class Acc, class Exec, class M, class X, class Out>
+void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
+                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  const index_type rows = i1 - i0;
+  const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
+  index_type chunk = (rows + 2 * threads - 1) / (2 * threads);
+  chunk = ((chunk + 15) / 16) * 16;
+  if (chunk > host_chunk_rows) chunk = host_chunk_rows;
+  if (chunk < 16) chunk = 16;
+  const index_type chunks = (rows + chunk - 1) / chunk;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type c) {
+        const index_type r0 = i0 + c * chunk;
+        const index_type r1 = r0 + chunk < i1 ? r0 + chunk : i1;
+        const index_type nr = r1 - r0;
+        Acc acc[host_chunk_rows];
+        for (index_type r = 0; r < nr; ++r) acc[r] = traits::zero();
+        index_type k = k0;
+        for (; k + 4 <= k1; k += 4) {
+          const Arith x0 = convert<Arith>(x(k)), x1 = convert<Arith>(x(k + 1));
+          const Arith x2 = convert<Arith>(x(k + 2)), x3 = convert<Arith>(x(k + 3));
+          for (index_type r = 0; r < nr; ++r) {
+            const index_type i = r0 + r;
+            traits::add(acc[r],
+                        (convert<Arith>(m(i, k)) * x0 + convert<Arith>(m(i, k + 1)) * x1) +
+                            (convert<Arith>(m(i, k + 2)) * x2 + convert<Arith>(m(i, k + 3)) * x3));
+          }
+        }
+        for (; k < k1; ++k) {
+          const Arith xk = convert<Arith>(x(k));
+          for (index_type r = 0; r < nr; ++r)
+            traits::add(acc[r], convert<Arith>(m(r0 + r, k)) * xk);
+        }
+        for (index_type r = 0; r < nr; ++r) out(r0 + r, traits::result(acc[r]));
+      });
+}
+
+/// Team dot shape: one vector of lanes per row; consecutive lanes read consecutive k,
+/// and the lanes' sums meet in a Kokkos vector reduction.
+template <class Arith, class Acc, class Exec, class M, class X, class Out>
+void rows_dot_team(const std::string& label, const Exec& exec, const M& m, index_type i0,
+                   index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  using policy_type = kacc::Impl::team_policy<Exec>;
+  using member_type = typename policy_type::member_type;
+  auto kernel = KOKKOS_LAMBDA(const member_type& team) {
+    const index_type i =
+        i0 + team.league_rank() * static_cast<index_type>(team.team_size()) + team.team_rank();
+    if (i >= i1) return;  // no team barrier follows
+    Acc sum = traits::zero();
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, k1 - k0),
+        [&](const index_type kk, Acc& s) {
+          traits::add(s, convert<Arith>(m(i, k0 + kk)) * convert<Arith>(x(k0 + kk)));
+        },
+        kacc::Impl::sum_reducer<Acc>(sum));
+    Kokkos::single(Kokkos::PerThread(team), [&]() { out(i, traits::result(sum)); });
+  };
+  const int lanes = kacc::Impl::vector_lanes<Exec>();
+  const int rows = kacc::Impl::team_threads(policy_type(exec, 1, 1, lanes), kernel, team_dot_rows);
+  Kokkos::parallel_for(label, policy_type(exec, (i1 - i0 + rows - 1) / rows, rows, lanes), kernel);
+}
+
+/// Team axpy shape: a team owns team_rows consecutive rows, one per lane, so every column
+/// step reads team_rows consecutive entries; its threads split the columns and their
+/// partial sums meet in team scratch memory. No per-thread arrays.
+template <class Arith, class Acc, class Exec, class M, class X, class Out>
+void rows_axpy_team(const std::string& label, const Exec& exec, const M& m, index_type i0,
+                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  using policy_type = kacc::Impl::team_policy<Exec>;
+  using member_type = typename policy_type::member_type;
+  using scratch_type = Kokkos::View<Acc**, Kokkos::LayoutRight, typename Exec::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  auto kernel = KOKKOS_LAMBDA(const member_type& team) {
+    const scratch_type partial(team.team_scratch(0), team_threads, team_rows);
+    const index_type r0 = i0 + team.league_rank() * team_rows;
+    const index_type nr = i1 - r0 < team_rows ? i1 - r0 : team_rows;
+    const int t = team.team_rank(), threads = team.team_size();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nr), [&](const index_type r) {
+      Acc s = traits::zero();
+      for (index_type k = k0 + t; k < k1; k += threads)
+        traits::add(s, convert<Arith>(m(r0 + r, k)) * convert<Arith>(x(k)));
+      partial(t, r) = s;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nr), [&](const index_type r) {
+      Kokkos::single(Kokkos::PerThread(team), [&]() {
+        Acc s = partial(0, r);
+        for (int u = 1; u < threads; ++u) traits::join(s, partial(u, r));
+        out(r0 + r, traits::result(s));
+      });
+    });
+  };
+  const int lanes = kacc::Impl::vector_lanes<Exec>();
+  const auto scratch = Kokkos::PerTeam(scratch_type::shmem_size(team_threads, team_rows));
+  const int threads = kacc::Impl::team_threads(
+      policy_type(exec, 1, 1, lanes).set_scratch_size(0, scratch), kernel, team_threads);
+  Kokkos::parallel_for(label,
+                       policy_type(exec, (i1 - i0 + team_rows - 1) / team_rows, threads, lanes)
+                           .set_scratch_size(0, scratch),
+                       kernel);
+}
+
+/// out(i, sum_k M(i,k) x(k)) for i in [i0,i1): the memory shape that streams M, in the
+/// loop shape Shape (by default the one for Exec).
+template <class Arith, class Acc, shape Shape, class Exec, class M, class X, class Out>
+void rows_times(const std::string& label, const Exec& exec, const M& m, index_type i0,
+                index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
+  if (i1 <= i0) return;
+  const bool k_contiguous = m.k_contiguous();
+  if constexpr (Shape == shape::host) {
+    if (k_contiguous) {
+      rows_dot_host<Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
+    } else {
+      rows_axpy_host<Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
+    }
+  } else {
+    if (k_contiguous) {
+      rows_dot_team<Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
+    } else {
+      rows_axpy_team<Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
+    }
+  }
+}
+
+}  // namespace Impl
+}  // namespace blas
+}  // namespace kacc

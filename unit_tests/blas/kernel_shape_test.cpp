@@ -1,0 +1,211 @@
+// The two loop shapes of every kernel (kacc::Impl::shape::host for CPUs, ::team for GPUs)
+// run here on the host, so the GPU shapes are checked in every CI run: GEMV in all four
+// layout/transpose cases, DOT, TRSV (several diagonal blocks) and CSR SpMV, each against
+// the exact (MPFR) result of the data as stored, within the fp64 error bound.
+#include <kacc/blas/dot.hpp>
+#include <kacc/blas/gemv.hpp>
+#include <kacc/blas/trsv.hpp>
+#include <kacc/sparse/spmv.hpp>
+
+#include "blas_reference.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace kacc_blas_ref;
+using kacc::Impl::shape;
+using Host = Kokkos::DefaultHostExecutionSpace;
+constexpr double u64 = 0x1p-53;
+
+template <class S>
+using HostVec = kacc::View<double*, Kokkos::HostSpace, kacc::StoredAs<S>>;
+template <class S, class Layout>
+using HostMat = kacc::View<double**, Layout, Kokkos::HostSpace, kacc::StoredAs<S>>;
+using Plain = Kokkos::View<double*, Kokkos::HostSpace>;
+
+// How many entries of y miss gamma_n |M||x| around the exact M x (M row-major m x n).
+int gemv_misses(const std::vector<double>& M, std::size_t m, std::size_t n,
+                const std::vector<double>& x, const Plain& y) {
+  int misses = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    double abs = 0;
+    for (std::size_t k = 0; k < n; ++k) abs += std::fabs(M[i * n + k] * x[k]);
+    const double err = kacc_testing::exact_dot(n, &M[i * n], x.data()).abs_error(y(i));
+    if (!(err <= gamma(n, u64) * abs)) ++misses;
+  }
+  return misses;
+}
+
+template <shape Shape, class Acc, class S, class Layout>
+void check_gemv(bool trans) {
+  const std::size_t rows = 300, cols = 517;  // not multiples of any lane or team count
+  auto A = make_matrix<HostMat<S, Layout>>(random_values(rows * cols, 7), rows, cols);
+  const std::size_t m = trans ? cols : rows, n = trans ? rows : cols;
+  auto x = make_vector<Plain>(random_values(n, 8, distribution::normal));
+  Plain y("y", m);
+  kacc::blas::Impl::gemv<double, Acc, Shape>("test_gemv", Host(), trans, 1.0, A, x, 0.0, y);
+  Host().fence();
+  const auto M = op(stored(A), rows, cols, trans);
+  EXPECT_EQ(gemv_misses(M, m, n, stored(x), y), 0)
+      << (trans ? "T" : "N") << " " << kacc::format_name<S>() << " "
+      << kacc::Impl::layout_of<HostMat<S, Layout>>();
+}
+
+template <shape Shape, class Acc, class S>
+void check_gemv_all_cases() {
+  check_gemv<Shape, Acc, S, Kokkos::LayoutLeft>(false);
+  check_gemv<Shape, Acc, S, Kokkos::LayoutLeft>(true);
+  check_gemv<Shape, Acc, S, Kokkos::LayoutRight>(false);
+  check_gemv<Shape, Acc, S, Kokkos::LayoutRight>(true);
+}
+
+TEST(KernelShape, GemvTeamShape) {
+  check_gemv_all_cases<shape::team, double, float>();
+  check_gemv_all_cases<shape::team, double, kacc::fp16>();
+  check_gemv_all_cases<shape::team, kacc::compensated<double>, kacc::bf16>();
+}
+
+TEST(KernelShape, GemvHostShape) {
+  check_gemv_all_cases<shape::host, double, float>();
+  check_gemv_all_cases<shape::host, kacc::compensated<double>, kacc::fp16>();
+}
+
+template <shape Shape, class Acc>
+void check_dot() {
+  const std::size_t n = 100003;
+  auto x = make_vector<HostVec<kacc::fp16>>(random_values(n, 1));
+  auto y = make_vector<HostVec<float>>(random_values(n, 2, distribution::normal));
+  const Acc sum = kacc::blas::Impl::dot<double, Acc, Shape>("test_dot", Host(), x, y);
+  const double r = kacc::accumulator_traits<Acc>::result(sum);
+  const auto xs = stored(x), ys = stored(y);
+  double abs = 0;
+  for (std::size_t i = 0; i < n; ++i) abs += std::fabs(xs[i] * ys[i]);
+  EXPECT_LE(kacc_testing::exact_dot(n, xs.data(), ys.data()).abs_error(r), gamma(n, u64) * abs);
+}
+
+TEST(KernelShape, DotBothShapes) {
+  check_dot<shape::team, double>();
+  check_dot<shape::team, kacc::compensated<double>>();
+  check_dot<shape::host, double>();
+}
+
+// A well-conditioned triangle (unit-sized diagonal, small off-diagonal entries), so the
+// fp64 solve agrees with the exact one to a few ulps times n.
+std::vector<double> triangle(std::size_t n) {
+  auto a = random_values(n * n, 11);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) a[i * n + j] /= static_cast<double>(n);
+    a[i * n + i] = 1.5 + std::fabs(a[i * n + i]);
+  }
+  return a;
+}
+
+template <shape Shape, class Acc, class Layout>
+void check_trsv(bool lower, bool trans) {
+  const std::size_t n = 700;  // three diagonal blocks, the last one partial
+  const auto a = triangle(n);
+  auto A = make_matrix<HostMat<float, Layout>>(a, n, n);
+  const auto b0 = random_values(n, 12);
+  auto w = make_vector<Plain>(b0);
+  const bool op_lower = lower != trans;
+  if (trans) {
+    kacc::blas::Impl::trsv<double, Acc, Shape, true>("test_trsv", Host(), op_lower, false, A, w);
+  } else {
+    kacc::blas::Impl::trsv<double, Acc, Shape, false>("test_trsv", Host(), op_lower, false, A, w);
+  }
+  Host().fence();
+  // The triangle of A that is read, as op(A) row-major, zeros elsewhere.
+  auto T = op(stored(A), n, n, trans);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (op_lower ? j > i : j < i) T[i * n + j] = 0;
+  const auto exact = exact_trsv(T, n, op_lower, b0);
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    worst = std::max(worst, std::fabs(w(i) - exact[i]) / std::fabs(exact[i]));
+  EXPECT_LE(worst, 64 * n * u64) << (lower ? "L" : "U") << (trans ? "T" : "N");
+}
+
+template <shape Shape, class Acc>
+void check_trsv_all_cases() {
+  for (const bool lower : {true, false})
+    for (const bool trans : {false, true}) {
+      check_trsv<Shape, Acc, Kokkos::LayoutLeft>(lower, trans);
+      check_trsv<Shape, Acc, Kokkos::LayoutRight>(lower, trans);
+    }
+}
+
+TEST(KernelShape, TrsvTeamShape) {
+  check_trsv_all_cases<shape::team, double>();
+  check_trsv_all_cases<shape::team, kacc::compensated<double>>();
+}
+
+TEST(KernelShape, TrsvHostShape) {
+  check_trsv_all_cases<shape::host, double>();
+}
+
+// Rows of 0 to 96 entries, so the team shape's lanes see empty, short and long rows.
+kacc::sparse::CooMatrix irregular_matrix(int rows, int cols) {
+  kacc::sparse::CooMatrix coo;
+  coo.num_rows = rows;
+  coo.num_cols = cols;
+  const auto v = random_values(static_cast<std::size_t>(rows) * 97, 21);
+  std::size_t next = 0;
+  for (int i = 0; i < rows; ++i) {
+    const int length = (i * 37) % 97;
+    for (int k = 0; k < length; ++k) {
+      coo.row.push_back(i);
+      coo.col.push_back((i + k * 13) % cols);
+      coo.val.push_back(v[next++]);
+    }
+  }
+  return coo;
+}
+
+template <shape Shape, class Acc>
+void check_csr_row() {
+  const int rows = 1000, cols = 1200;
+  auto coo = irregular_matrix(rows, cols);
+  auto A = kacc::sparse::make_csr<double, float, int, int, Host::device_type>(coo);
+  auto x = make_vector<Plain>(random_values(cols, 22, distribution::normal));
+  Plain y("y", rows);
+  kacc::sparse::Impl::csr_row<double, Acc, Shape>("test_csr_row", Host(), 1.0, A, x, 0.0, y);
+  Host().fence();
+  // The exact products, row by row, from the matrix as stored.
+  auto rm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_map());
+  auto cols_of = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.entries());
+  Plain vals("vals", A.nnz());
+  kacc::deep_copy(vals, A.values());
+  const auto xs = stored(x);
+  int misses = 0;
+  for (int i = 0; i < rows; ++i) {
+    std::vector<double> a, b;
+    double abs = 0;
+    for (int k = rm(i); k < rm(i + 1); ++k) {
+      a.push_back(vals(k));
+      b.push_back(xs[cols_of(k)]);
+      abs += std::fabs(a.back() * b.back());
+    }
+    const double err = kacc_testing::exact_dot(a.size(), a.data(), b.data()).abs_error(y(i));
+    if (!(err <= gamma(a.size() + 1, u64) * abs)) ++misses;
+  }
+  EXPECT_EQ(misses, 0);
+}
+
+TEST(KernelShape, CsrRowBothShapes) {
+  check_csr_row<shape::team, double>();
+  check_csr_row<shape::team, kacc::compensated<double>>();
+  check_csr_row<shape::host, double>();
+}
+
+TEST(KernelShape, CsrVectorLanesFollowTheMeanRowLength) {
+  // Powers of two from below, capped by the space's vector length (32 at most).
+  const int most = kacc::Impl::vector_lanes<Host>();
+  EXPECT_EQ(kacc::sparse::Impl::csr_vector_lanes<Host>(0.5), 1);
+  EXPECT_EQ(kacc::sparse::Impl::csr_vector_lanes<Host>(3.9), std::min(2, most));
+  EXPECT_EQ(kacc::sparse::Impl::csr_vector_lanes<Host>(27.0), std::min(16, most));
+  EXPECT_EQ(kacc::sparse::Impl::csr_vector_lanes<Host>(1e6), std::min(32, most));
+}
+
+}  // namespace
