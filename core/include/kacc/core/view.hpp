@@ -121,29 +121,66 @@ void check_extents(const std::string& label, std::size_t entry_bytes, N... n) {
   }
 }
 
+/// The types a View<DataType, Properties...> is made of, computed outside the class so that
+/// its base class (the scale holder) can name them.
+template <class DataType, class... Properties>
+struct view_types {
+  using split = split_properties<type_list<>, void, Properties...>;
+  using const_value = typename base_value<DataType>::type;
+  using arithmetic_type = std::remove_const_t<const_value>;
+  using stored_as = std::conditional_t<std::is_void<typename split::stored_as>::value,
+                                       StoredAs<arithmetic_type>, typename split::stored_as>;
+  using format_type = typename stored_as::format;
+  using storage_type = typename format_traits<format_type>::storage_type;
+  using storage_view_type = typename kokkos_view_of<replace_value_t<DataType, storage_type>,
+                                                    typename split::kokkos_properties>::type;
+  static constexpr bool is_const = std::is_const<const_value>::value;
+  static constexpr bool is_scaled = format_traits<format_type>::is_scaled;
+  using scale_view_type =
+      Kokkos::View<std::conditional_t<is_const, const arithmetic_type, arithmetic_type>*,
+                   Kokkos::LayoutStride, typename storage_view_type::device_type>;
+  using scale_state_type = std::conditional_t<is_scaled, scale_state<scale_view_type>, no_scale>;
+};
+
+/// Holds a view's scale state. For unscaled formats the state is empty and the holder is
+/// an empty base, so the view is exactly as large as its Kokkos View (nvcc has no
+/// [[no_unique_address]]).
+template <class State, bool = std::is_empty<State>::value>
+struct scale_holder {
+  State held_state{};
+  scale_holder() = default;
+  explicit scale_holder(const State& state) : held_state(state) {}
+  KOKKOS_INLINE_FUNCTION const State& held_scale_state() const { return held_state; }
+};
+template <class State>
+struct scale_holder<State, true> : private State {
+  scale_holder() = default;
+  explicit scale_holder(const State&) {}
+  KOKKOS_INLINE_FUNCTION const State& held_scale_state() const { return *this; }
+};
+
 }  // namespace detail
 
 template <class DataType, class... Properties>
-class View {
-  using split = detail::split_properties<detail::type_list<>, void, Properties...>;
-  using const_value = typename detail::base_value<DataType>::type;
+class View : private detail::scale_holder<
+                 typename detail::view_types<DataType, Properties...>::scale_state_type> {
+  using types = detail::view_types<DataType, Properties...>;
+  using const_value = typename types::const_value;
+  using holder = detail::scale_holder<typename types::scale_state_type>;
 
  public:
   using data_type = DataType;
-  using arithmetic_type = std::remove_const_t<const_value>;
+  using arithmetic_type = typename types::arithmetic_type;
   // As in Kokkos::View: the types entries are read and written as.
   using value_type = const_value;
   using non_const_value_type = arithmetic_type;
   using const_value_type = const arithmetic_type;
-  using stored_as = std::conditional_t<std::is_void<typename split::stored_as>::value,
-                                       StoredAs<arithmetic_type>, typename split::stored_as>;
+  using stored_as = typename types::stored_as;
   using format_type = typename stored_as::format;
   using overflow_policy = typename stored_as::overflow_policy;
   using format_traits_type = format_traits<format_type>;
   using storage_type = typename format_traits_type::storage_type;
-  using storage_view_type =
-      typename detail::kokkos_view_of<detail::replace_value_t<DataType, storage_type>,
-                                      typename split::kokkos_properties>::type;
+  using storage_view_type = typename types::storage_view_type;
   using execution_space = typename storage_view_type::execution_space;
   using memory_space = typename storage_view_type::memory_space;
   using device_type = typename storage_view_type::device_type;
@@ -163,11 +200,8 @@ class View {
       rank{};
 
   using scale_type = detail::scale_t<format_type, arithmetic_type>;
-  using scale_view_type =
-      Kokkos::View<std::conditional_t<is_const, const arithmetic_type, arithmetic_type>*,
-                   Kokkos::LayoutStride, device_type>;
-  using scale_state_type =
-      std::conditional_t<is_scaled, detail::scale_state<scale_view_type>, detail::no_scale>;
+  using scale_view_type = typename types::scale_view_type;
+  using scale_state_type = typename types::scale_state_type;
   using reference_type = std::conditional_t<
       is_const, arithmetic_type,
       std::conditional_t<is_identity, arithmetic_type&,
@@ -178,9 +212,9 @@ class View {
   /// Allocates `label` with the given extents (scales start at 1).
   template <class... N, class Enable = std::enable_if_t<(std::is_integral<N>::value && ...)>>
   explicit View(const std::string& label, N... extents)
-      : storage_((detail::check_extents(label, sizeof(storage_type), extents...), label),
-                 static_cast<std::size_t>(extents)...),
-        scale_state_(initial_scales(label)) {}
+      : holder(initial_scales(label, last_extent(static_cast<std::size_t>(extents)...))),
+        storage_((detail::check_extents(label, sizeof(storage_type), extents...), label),
+                 static_cast<std::size_t>(extents)...) {}
 
   /// Allocates with Kokkos allocation properties, e.g.
   /// `Kokkos::view_alloc(Kokkos::WithoutInitializing, "x")`.
@@ -189,29 +223,29 @@ class View {
                 !std::is_convertible<AllocProperties, std::string>::value &&
                 !Kokkos::is_view<AllocProperties>::value && (std::is_integral<N>::value && ...)>>
   View(const AllocProperties& properties, N... extents)
-      : storage_(
+      : holder(initial_scales("kacc::View", last_extent(static_cast<std::size_t>(extents)...))),
+        storage_(
             (detail::check_extents("kacc::View", sizeof(storage_type), extents...), properties),
-            static_cast<std::size_t>(extents)...),
-        scale_state_(initial_scales("kacc::View")) {}
+            static_cast<std::size_t>(extents)...) {}
 
   /// Wraps existing storage without copying (scales start at 1 for scaled formats).
   template <class... KP>
   explicit View(const Kokkos::View<KP...>& storage)
-      : storage_(storage), scale_state_(initial_scales(storage_.label())) {}
+      : holder(initial_scales(storage.label(), storage.extent(rank - 1))), storage_(storage) {}
 
   /// Wraps existing integer storage and its scales: entry scale = scales(last index * stride).
   /// `shared` says the scales also serve entries outside this storage (see scale_state).
   template <class... KP>
   View(const Kokkos::View<KP...>& storage, const scale_view_type& scales, std::size_t stride,
        bool shared = false)
-      : storage_(storage), scale_state_{scales, stride, shared} {
+      : holder(scale_state_type{scales, stride, shared}), storage_(storage) {
     static_assert(is_scaled, "only views of scaled formats take scales");
   }
 
   /// From a compatible kacc view (same format; e.g. non-const to const, any layout to stride).
   template <class D, class... P>
   View(const View<D, P...>& other)
-      : storage_(other.storage()), scale_state_(convert_state(other.scale_state())) {
+      : holder(convert_state(other.scale_state())), storage_(other.storage()) {
     static_assert(std::is_same<typename View<D, P...>::format_type, format_type>::value,
                   "kacc::View: converting between different storage formats needs kacc::deep_copy");
   }
@@ -233,18 +267,20 @@ class View {
   template <class... I>
   KOKKOS_FORCEINLINE_FUNCTION scale_type scale_at(const I&... i) const {
     if constexpr (is_scaled) {
-      return scale_state_.scales(detail::last_index(i...) * scale_state_.stride);
+      return scale_state().scales(detail::last_index(i...) * scale_state().stride);
     } else {
       return {};
     }
   }
 
   KOKKOS_INLINE_FUNCTION const storage_view_type& storage() const { return storage_; }
-  KOKKOS_INLINE_FUNCTION const scale_state_type& scale_state() const { return scale_state_; }
+  KOKKOS_INLINE_FUNCTION const scale_state_type& scale_state() const {
+    return holder::held_scale_state();
+  }
   /// The scales of a scaled view (one per column, or one for a vector).
   KOKKOS_INLINE_FUNCTION const scale_view_type& scales() const {
     static_assert(is_scaled, "only views of scaled formats have scales");
-    return scale_state_.scales;
+    return scale_state().scales;
   }
 
   template <class R>
@@ -279,22 +315,29 @@ class View {
     }
   }
 
+  template <class... N>
+  static std::size_t last_extent(N... extents) {
+    const std::size_t all[] = {extents...};
+    return all[sizeof...(N) - 1];
+  }
+
   // Built in the constructors' initialiser lists: assigning into a default-constructed
   // View crashes some Kokkos development snapshots, and it is one allocation less.
-  scale_state_type initial_scales(const std::string& label) const {
+  // last_extent: the extent of the last dimension, along which the scales run.
+  static scale_state_type initial_scales(const std::string& label, std::size_t last_extent) {
     if constexpr (is_scaled && !is_const) {
-      const std::size_t n = rank == 1 ? 1 : storage_.extent(rank - 1);
+      const std::size_t n = rank == 1 ? 1 : last_extent;
       Kokkos::View<arithmetic_type*, device_type> scales(label + "_scales", n);
       Kokkos::deep_copy(scales, arithmetic_type(1));
       return {scale_view_type(scales), rank == 1 ? 0u : 1u, false};
     } else {
       (void)label;
+      (void)last_extent;
       return {};
     }
   }
 
   storage_view_type storage_;
-  KACC_NO_UNIQUE_ADDRESS scale_state_type scale_state_{};
 };
 
 }  // namespace kacc
