@@ -403,20 +403,22 @@ TEST(SparseSpmv, AutomaticAlgorithmFollowsTheRowLengthStatistics) {
     EXPECT_NEAR(a.row_stats().mean, c.mean, 1e-12 * c.mean);
     EXPECT_EQ(a.row_stats().max, c.max);
     EXPECT_NEAR(a.row_stats().cv, c.cv, 1e-12 + 1e-12 * c.cv);
-    EXPECT_EQ(ks::choose_algorithm(a.row_stats()), c.expected)
-        << "got " << ks::algorithm_name(ks::choose_algorithm(a.row_stats()));
+    EXPECT_STREQ(ks::algorithm_name(ks::choose_algorithm(a.row_stats())),
+                 ks::algorithm_name(c.expected));
   }
   // Real matrices, from the statistics in the README of sparse/data/matrices: very uneven
   // rows (max/mean 228, 211, 32) take load_balanced; even rows (max/mean 1.2, 1.3) take row.
   for (const char* name : {"rajat01.mtx.gz", "adder_dcop_32.mtx.gz", "cond-mat-2005.mtx.gz"}) {
     SCOPED_TRACE(name);
-    EXPECT_EQ(ks::choose_algorithm(ks::make_csr<double>(load(name)).row_stats()),
-              ks::SpmvAlgorithm::load_balanced);
+    EXPECT_STREQ(
+        ks::algorithm_name(ks::choose_algorithm(ks::make_csr<double>(load(name)).row_stats())),
+        "load_balanced");
   }
   for (const char* name : {"s3rmt3m3.mtx.gz", "cvxbqp1.mtx.gz"}) {
     SCOPED_TRACE(name);
-    EXPECT_EQ(ks::choose_algorithm(ks::make_csr<double>(load(name)).row_stats()),
-              ks::SpmvAlgorithm::row);
+    EXPECT_STREQ(
+        ks::algorithm_name(ks::choose_algorithm(ks::make_csr<double>(load(name)).row_stats())),
+        "row");
   }
 }
 
