@@ -1,6 +1,7 @@
 // SpMV on a Matrix Market file: the matrix values stored in fp32, the vectors in fp64.
 //
 //   example_spmv_matrix_market path/to/matrix.mtx
+//   example_spmv_matrix_market sparse/data/matrices/bcsstk13.mtx.gz   (gzip is read directly)
 //
 // Sparse matrix-vector products are memory bound; with 4-byte column indices, fp32
 // values cut the bytes per nonzero from 12 to 8. The product is still accumulated in

@@ -164,9 +164,9 @@ inline std::vector<double> exact_matvec(const std::vector<double>& M, std::size_
 /// `bits` bits (lower or upper, T's diagonal as given), rounded to fp64.
 inline std::vector<double> exact_trsv(const std::vector<double>& T, std::size_t n, bool lower,
                                       const std::vector<double>& b, mpfr_prec_t bits = 160) {
-  // mpfr_t is an array type; a vector of its element type keeps nvcc's front end happy.
-  std::vector<__mpfr_struct> x(n);
-  for (auto& e : x) mpfr_init2(&e, bits);
+  // exact_value, not a vector of mpfr_t: mpfr_t is an array type, which nvcc refuses to
+  // value-initialise in std::vector.
+  std::vector<kacc_testing::exact_value> x(n, kacc_testing::exact_value(bits));
   mpfr_t s, t;
   mpfr_init2(s, bits);
   mpfr_init2(t, bits);
@@ -175,14 +175,13 @@ inline std::vector<double> exact_trsv(const std::vector<double>& T, std::size_t 
     mpfr_set_d(s, b[i], MPFR_RNDN);
     const std::size_t k0 = lower ? 0 : i + 1, k1 = lower ? i : n;
     for (std::size_t k = k0; k < k1; ++k) {
-      mpfr_mul_d(t, &x[k], T[i * n + k], MPFR_RNDN);
+      mpfr_mul_d(t, x[k].get(), T[i * n + k], MPFR_RNDN);
       mpfr_sub(s, s, t, MPFR_RNDN);
     }
-    mpfr_div_d(&x[i], s, T[i * n + i], MPFR_RNDN);
+    mpfr_div_d(x[i].get(), s, T[i * n + i], MPFR_RNDN);
   }
   std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i) out[i] = mpfr_get_d(&x[i], MPFR_RNDN);
-  for (auto& e : x) mpfr_clear(&e);
+  for (std::size_t i = 0; i < n; ++i) out[i] = x[i].rounded();
   mpfr_clear(s);
   mpfr_clear(t);
   return out;

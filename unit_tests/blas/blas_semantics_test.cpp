@@ -170,7 +170,15 @@ TYPED_TEST(BlasSpaces, GemvAndTrsvWithExec) {
       s += As[i * n + k] * ys[k], abs += std::fabs(As[i * n + k] * ys[k]);
     EXPECT_NEAR(s, ref[i], 1e-12 * abs);
   }
-  EXPECT_NEAR(kacc::blas::dot(exec, x, x), std::pow(kacc::blas::nrm2(exec, x), 2), 1e-12);
+  // DOT and NRM2 each against the exact sum of squares (not against each other: two
+  // kernels wrong the same way would agree).
+  const auto xs = stored(x);
+  const double u = 0x1p-53;
+  const auto sum_squares = kacc_testing::exact_dot(n, xs.data(), xs.data());
+  EXPECT_LE(sum_squares.abs_error(kacc::blas::dot(exec, x, x)),
+            gamma(n, u) * sum_squares.rounded());
+  const double norm = std::sqrt(sum_squares.rounded());
+  EXPECT_LE(std::fabs(kacc::blas::nrm2(exec, x) - norm), (gamma(n, u) + 2 * u) * norm);
 }
 
 }  // namespace

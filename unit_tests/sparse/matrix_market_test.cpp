@@ -1,12 +1,18 @@
-// Matrix Market reader and writer: the shared real matrices, every malformed-input case,
-// and a write/read round trip.
+// Matrix Market reader and writer: the repository's real matrices (gzip-compressed),
+// plain and compressed text read alike, every malformed-input case, corrupt and truncated
+// gzip data, and a write/read round trip.
 #include <gtest/gtest.h>
+#include <zlib.h>
 #include <kacc/sparse/csr_matrix.hpp>
 #include <kacc/sparse/matrix_market.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "test_matrices.hpp"
 
@@ -14,49 +20,179 @@ namespace ks = kacc::sparse;
 
 namespace {
 
+std::string temp_path(const std::string& name, const char* suffix = ".mtx") {
+  return ::testing::TempDir() + "kacc_mm_" + name + suffix;
+}
+
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "kacc_mm_" + name + ".mtx";
+  const std::string path = temp_path(name);
   std::ofstream out(path, std::ios::binary);
   out << text;
   return path;
 }
 
-// Expects reading `text` to fail at `line` with a message containing `what`.
-void expect_error(const std::string& name, const std::string& text, long long line,
-                  const std::string& what) {
-  const std::string path = temp_file(name, text);
+/// gzip-compressed `text` (one gzip member), made with zlib's own writer.
+std::string gzip(const std::string& text) {
+  const std::string scratch = temp_path("gzip_scratch", ".gz");
+  gzFile f = gzopen(scratch.c_str(), "wb9");
+  EXPECT_NE(f, nullptr);
+  EXPECT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
+  EXPECT_EQ(gzclose(f), Z_OK);
+  std::ifstream in(scratch, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(scratch.c_str());
+  return bytes;
+}
+
+std::string temp_gz_file(const std::string& name, const std::string& bytes) {
+  const std::string path = temp_path(name, ".mtx.gz");
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  return path;
+}
+
+// Expects reading the file at `path` to fail at `line` with a message containing `what`.
+void expect_error_at(const std::string& path, long long line, const std::string& what) {
   try {
     ks::read_matrix_market(path);
-    ADD_FAILURE() << name << ": no exception";
+    ADD_FAILURE() << path << ": no exception";
   } catch (const ks::matrix_market_error& e) {
     const std::string msg = e.what();
-    EXPECT_EQ(e.line(), line) << name << ": " << msg;
-    EXPECT_NE(msg.find(path + ":" + std::to_string(line)), std::string::npos) << msg;
-    EXPECT_NE(msg.find(what), std::string::npos)
-        << name << ": '" << msg << "' lacks '" << what << "'";
+    EXPECT_EQ(e.line(), line) << msg;
+    EXPECT_NE(msg.find(path + ":" + std::to_string(line) + ":"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(what), std::string::npos) << "'" << msg << "' lacks '" << what << "'";
   }
   std::remove(path.c_str());
+}
+
+// Expects reading `text` to fail at `line` with a message containing `what`, from a plain
+// file and from the same text gzip-compressed.
+void expect_error(const std::string& name, const std::string& text, long long line,
+                  const std::string& what) {
+  SCOPED_TRACE(name);
+  expect_error_at(temp_file(name, text), line, what);
+  expect_error_at(temp_gz_file(name, gzip(text)), line, what);
+}
+
+void expect_same_matrix(const ks::CooMatrix& a, const ks::CooMatrix& b) {
+  EXPECT_EQ(a.num_rows, b.num_rows);
+  EXPECT_EQ(a.num_cols, b.num_cols);
+  EXPECT_EQ(a.row, b.row);
+  EXPECT_EQ(a.col, b.col);
+  EXPECT_EQ(a.val, b.val);
 }
 
 const std::string banner = "%%MatrixMarket matrix coordinate real general\n";
 
 }  // namespace
 
-TEST(MatrixMarket, ReadsAllSharedMatrices) {
-  KACC_REQUIRE_MATRICES();
-  for (const auto& m : kacc_sparse_test::shared_matrices) {
+TEST(MatrixMarket, ReadsEveryRepositoryMatrix) {
+  for (const auto& m : kacc_sparse_test::repository_matrices) {
     SCOPED_TRACE(m.file);
-    const auto a = ks::read_matrix_market(kacc_sparse_test::matrix_dir() + "/" + m.file);
+    const auto a = ks::read_matrix_market(kacc_sparse_test::matrix_path(m.file));
     EXPECT_EQ(a.num_rows, m.rows);
     EXPECT_EQ(a.num_cols, m.cols);
     EXPECT_EQ(static_cast<std::int64_t>(a.nnz()), m.nnz);
     for (std::size_t k = 1; k < a.nnz(); ++k) {
       ASSERT_TRUE(a.row[k - 1] < a.row[k] || (a.row[k - 1] == a.row[k] && a.col[k - 1] < a.col[k]));
     }
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(a.num_rows), 0);
+    for (const auto i : a.row) ++lengths[static_cast<std::size_t>(i)];
+    EXPECT_EQ(*std::min_element(lengths.begin(), lengths.end()), m.min_row_length);
+    EXPECT_EQ(*std::max_element(lengths.begin(), lengths.end()), m.max_row_length);
     const auto csr = ks::make_csr<double>(a);
     EXPECT_EQ(csr.nnz(), a.nnz());
     EXPECT_EQ(csr.num_rows(), m.rows);
+    EXPECT_EQ(csr.row_stats().max, static_cast<double>(m.max_row_length));
+    EXPECT_EQ(csr.row_stats().mean, static_cast<double>(m.nnz) / static_cast<double>(m.rows));
   }
+}
+
+TEST(MatrixMarket, RepositoryFolderHoldsExactlyTheListedMatrices) {
+  std::set<std::string> listed, found;
+  for (const auto& m : kacc_sparse_test::repository_matrices) listed.insert(m.file);
+  for (const auto& entry : std::filesystem::directory_iterator(kacc_sparse_test::matrix_dir())) {
+    const std::string name = entry.path().filename().string();
+    if (name != "README.md") found.insert(name);
+  }
+  EXPECT_EQ(found, listed) << "sparse/data/matrices and test_matrices.hpp disagree";
+}
+
+TEST(MatrixMarket, GzipAndPlainTextReadAlike) {
+  const std::string text =
+      "%%MatrixMarket matrix coordinate real symmetric\n% comment\n4 4 5\n1 1 .5\n"
+      "2 1 -1e-3\n3 3 7\n4 2 2.25\n4 4 -0";  // no newline after the last entry
+  const auto plain = ks::read_matrix_market(temp_file("alike", text));
+  ASSERT_EQ(plain.nnz(), 7u);
+  expect_same_matrix(ks::read_matrix_market(temp_gz_file("alike", gzip(text))), plain);
+  // Several gzip members one after the other (as `cat a.gz b.gz` makes) are one text.
+  const std::size_t cut = text.size() / 2;
+  expect_same_matrix(ks::read_matrix_market(temp_gz_file(
+                         "members", gzip(text.substr(0, cut)) + gzip(text.substr(cut)))),
+                     plain);
+  // The reader looks at the bytes, not the name: gzip data under a plain name is read too.
+  const std::string renamed = temp_path("gzip_named_plain");
+  {
+    std::ofstream out(renamed, std::ios::binary);
+    out << gzip(text);
+  }
+  expect_same_matrix(ks::read_matrix_market(renamed), plain);
+  std::remove(renamed.c_str());
+  // A repository matrix: the compressed file against its text decompressed by zlib.
+  const std::string gz = kacc_sparse_test::matrix_path("west0479.mtx.gz");
+  gzFile f = gzopen(gz.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::string decompressed;
+  char buffer[4096];
+  for (int n; (n = gzread(f, buffer, sizeof buffer)) > 0;) decompressed.append(buffer, n);
+  gzclose(f);
+  expect_same_matrix(ks::read_matrix_market(temp_file("west_plain", decompressed)),
+                     ks::read_matrix_market(gz));
+}
+
+TEST(MatrixMarket, CorruptOrTruncatedGzipNamesFileAndLine) {
+  std::string text = banner + "100 100 100\n";
+  for (int k = 1; k <= 100; ++k)
+    text +=
+        std::to_string(k) + " " + std::to_string(101 - k) + " " + std::to_string(k * 0.1) + "\n";
+  const std::string bytes = gzip(text);
+  ASSERT_GT(bytes.size(), 40u);
+  // Damage found while decompressing is reported at the line being read then, which for
+  // a small file can be the first (zlib checks the trailer as soon as it reaches it).
+  auto expect_damage = [](const std::string& name, const std::string& damaged,
+                          const std::string& what) {
+    SCOPED_TRACE(name);
+    const std::string path = temp_gz_file(name, damaged);
+    try {
+      ks::read_matrix_market(path);
+      ADD_FAILURE() << "no exception";
+    } catch (const ks::matrix_market_error& e) {
+      EXPECT_GE(e.line(), 1);
+      EXPECT_NE(std::string(e.what()).find(path + ":" + std::to_string(e.line()) + ":"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+    std::remove(path.c_str());
+  };
+  // Cut short: inside the deflate data and inside the 8-byte trailer (CRC-32, length).
+  expect_damage("cut_in_data", bytes.substr(0, bytes.size() / 2), "truncated gzip file");
+  expect_damage("cut_in_trailer", bytes.substr(0, bytes.size() - 3), "truncated gzip file");
+  // A changed bit in the trailer's CRC-32: the data inflate, the check fails.
+  std::string bad_crc = bytes;
+  bad_crc[bytes.size() - 8] = static_cast<char>(bad_crc[bytes.size() - 8] ^ 0x01);
+  expect_damage("bad_crc", bad_crc, "corrupt gzip data (zlib: incorrect data check)");
+  // A changed byte in the header's compression method (8 = deflate).
+  std::string bad_method = bytes;
+  bad_method[2] = 9;
+  expect_error_at(temp_gz_file("bad_method", bad_method), 1, "corrupt gzip data");
+  // Bytes after the last member that are not another member.
+  expect_error_at(temp_gz_file("trailing", bytes + "trailing bytes"), 103, "corrupt gzip data");
+  // Too short to hold a header, and a .gz name on plain text.
+  expect_error_at(temp_gz_file("empty_gz", ""), 0, "not a gzip file");
+  expect_error_at(temp_gz_file("one_byte", bytes.substr(0, 1)), 0, "not a gzip file");
+  expect_error_at(temp_gz_file("plain_text", text), 0, "not a gzip file");
 }
 
 TEST(MatrixMarket, ParsesNumberStylesAndExpandsSymmetry) {
@@ -169,9 +305,8 @@ TEST(MatrixMarket, WriteReadRoundTrip) {
   std::remove(path.c_str());
 }
 
-TEST(MatrixMarket, SharedMatrixRoundTrip) {
-  KACC_REQUIRE_MATRICES();
-  const auto a = ks::read_matrix_market(kacc_sparse_test::matrix_dir() + "/west0479.mtx");
+TEST(MatrixMarket, RepositoryMatrixRoundTrip) {
+  const auto a = ks::read_matrix_market(kacc_sparse_test::matrix_path("west0479.mtx.gz"));
   const std::string path = ::testing::TempDir() + "kacc_mm_west.mtx";
   ks::write_matrix_market(path, ks::make_csr<double>(a));
   const auto b = ks::read_matrix_market(path);

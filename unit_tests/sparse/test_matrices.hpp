@@ -1,48 +1,44 @@
 #pragma once
-// The shared SuiteSparse matrices and their sizes (from shared/matrices/README.md).
-#include <gtest/gtest.h>
-
+// The SuiteSparse matrices kept in the repository (sparse/data/matrices) and their facts
+// as stated in the README there, which the tests check the reader and the row statistics
+// against.
 #include <cstdint>
-#include <filesystem>
 #include <string>
 
 namespace kacc_sparse_test {
 
 struct MatrixInfo {
   const char* file;
-  std::int64_t rows, cols, nnz;  // nnz of the full (symmetric-expanded) matrix
+  std::int64_t rows, cols;
+  std::int64_t nnz;                             // of the full (symmetric-expanded) matrix
+  std::int64_t min_row_length, max_row_length;  // of the full matrix
 };
 
-inline constexpr MatrixInfo shared_matrices[] = {
-    {"s3rmt3m3.mtx", 5357, 5357, 207695},
-    {"cvxbqp1.mtx", 50000, 50000, 349968},
-    {"cond-mat-2005.mtx", 40421, 40421, 351386},
-    {"bayer10.mtx", 13436, 13436, 94926},
-    {"orani678.mtx", 2529, 2529, 90158},
-    {"utm5940.mtx", 5940, 5940, 83842},
-    {"bcsstk13.mtx", 2003, 2003, 83883},
-    {"rajat01.mtx", 6833, 6833, 43250},
-    {"adder_dcop_32.mtx", 1813, 1813, 11246},
-    {"Si2.mtx", 769, 769, 17801},
-    {"Pd.mtx", 8081, 8081, 13036},
-    {"lp_e226.mtx", 223, 472, 2768},
-    {"olm1000.mtx", 1000, 1000, 3996},
-    {"G51.mtx", 1000, 1000, 11818},
-    {"west0479.mtx", 479, 479, 1910},
+inline constexpr MatrixInfo repository_matrices[] = {
+    {"s3rmt3m3.mtx.gz", 5357, 5357, 207695, 7, 48},
+    {"cvxbqp1.mtx.gz", 50000, 50000, 349968, 2, 9},
+    {"cond-mat-2005.mtx.gz", 40421, 40421, 351386, 0, 278},
+    {"bayer10.mtx.gz", 13436, 13436, 94926, 1, 27},
+    {"orani678.mtx.gz", 2529, 2529, 90158, 1, 1110},
+    {"bcsstk13.mtx.gz", 2003, 2003, 83883, 5, 95},
+    {"rajat01.mtx.gz", 6833, 6833, 43250, 1, 1442},
+    {"adder_dcop_32.mtx.gz", 1813, 1813, 11246, 1, 1310},
+    {"Si2.mtx.gz", 769, 769, 17801, 12, 61},
+    {"Pd.mtx.gz", 8081, 8081, 13036, 1, 5},
+    {"lp_e226.mtx.gz", 223, 472, 2768, 1, 110},
+    {"olm1000.mtx.gz", 1000, 1000, 3996, 2, 6},
+    {"G51.mtx.gz", 1000, 1000, 11818, 5, 156},
+    {"west0479.mtx.gz", 479, 479, 1910, 1, 12},
 };
 
+/// The folder of the repository's matrices (set by unit_tests/sparse/CMakeLists.txt).
 inline std::string matrix_dir() {
-  return KACC_SHARED_MATRICES;
+  return KACC_TEST_MATRIX_DIR;
 }
 
-inline bool have_matrices() {
-  return std::filesystem::is_directory(matrix_dir()) &&
-         std::filesystem::exists(matrix_dir() + "/west0479.mtx");
+/// The path of one of the repository's matrices, e.g. matrix_path("rajat01.mtx.gz").
+inline std::string matrix_path(const std::string& file) {
+  return matrix_dir() + "/" + file;
 }
-
-#define KACC_REQUIRE_MATRICES()                                                     \
-  if (!kacc_sparse_test::have_matrices())                                           \
-  GTEST_SKIP() << "shared matrices not found in " << kacc_sparse_test::matrix_dir() \
-               << " (expected ${PROJECT_SOURCE_DIR}/../shared/matrices)"
 
 }  // namespace kacc_sparse_test

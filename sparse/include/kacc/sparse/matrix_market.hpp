@@ -11,6 +11,12 @@
 /// from the declared entry count is capped by what the file's size can hold, numbers are
 /// parsed with std::from_chars (locale independent, no overflow), no loop runs on a
 /// declared count without consuming input.
+///
+/// gzip-compressed files (`name.mtx.gz`, recognised by the gzip magic bytes) are read
+/// directly when KACC_ENABLE_ZLIB is defined and zlib is linked: the CMake target
+/// kacc::kacc does both unless kacc was configured with -DKACC_ENABLE_ZLIB=OFF. Line
+/// numbers then count lines of the decompressed text; corrupt or truncated compressed
+/// data raises matrix_market_error at the line being read.
 
 #include <algorithm>
 #include <charconv>
@@ -22,6 +28,10 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#if defined(KACC_ENABLE_ZLIB)
+#include <zlib.h>
+#endif
 
 namespace kacc {
 namespace sparse {
@@ -101,22 +111,166 @@ inline bool blank_or_comment(const std::string& line) {
   return true;
 }
 
+/// The lines of a Matrix Market file, plain text or gzip-compressed. A file is read as
+/// gzip when it starts with the gzip magic bytes 1f 8b; a name ending in ".gz" without
+/// them is refused, so a damaged header is reported as such rather than as a bad banner.
+/// Errors are matrix_market_error at the line being read.
+class line_reader {
+ public:
+  explicit line_reader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+    if (!in_) throw matrix_market_error(path_, 0, "cannot open the file");
+    in_.seekg(0, std::ios::end);
+    file_size_ = static_cast<std::uint64_t>(std::max<std::streamoff>(0, in_.tellg()));
+    in_.seekg(0, std::ios::beg);
+    const int first = in_.get(), second = first == EOF ? EOF : in_.peek();
+    in_.clear();
+    in_.seekg(0, std::ios::beg);
+    compressed_ = first == 0x1f && second == 0x8b;
+    const bool gz_name = path_.size() >= 3 && lower(path_.substr(path_.size() - 3)) == ".gz";
+    if (gz_name && !compressed_) {
+      throw matrix_market_error(path_, 0,
+                                "not a gzip file, or one cut short in its header: the name "
+                                "ends in .gz but the file does not start with the gzip magic "
+                                "bytes 1f 8b");
+    }
+    if (compressed_) start_inflate();
+  }
+
+  line_reader(const line_reader&) = delete;
+  line_reader& operator=(const line_reader&) = delete;
+  ~line_reader() {
+#if defined(KACC_ENABLE_ZLIB)
+    if (compressed_) inflateEnd(&stream_);
+#endif
+  }
+
+  /// The next line, without its '\n', into `line`; false at the end of the text.
+  bool next(std::string& line) {
+    const bool got = compressed_ ? next_compressed(line) : next_plain(line);
+    if (got) ++lines_;
+    return got;
+  }
+
+  /// An upper bound on the size of the text in bytes, whatever the file holds: deflate
+  /// expands its input at most 1032-fold (zlib's documented limit), so a compressed file
+  /// cannot hold more than 1032 times its own size.
+  std::uint64_t max_text_bytes() const {
+    return compressed_ ? file_size_ * 1032 : file_size_;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw matrix_market_error(path_, lines_ + 1, what);
+  }
+
+  bool next_plain(std::string& line) {
+    if (std::getline(in_, line)) return true;
+    if (in_.bad()) fail("read error");
+    return false;
+  }
+
+#if defined(KACC_ENABLE_ZLIB)
+  void start_inflate() {
+    stream_ = z_stream{};
+    // 16 + MAX_WBITS: a gzip wrapper (header and CRC-32 trailer), nothing else.
+    if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) {
+      throw matrix_market_error(path_, 0, "cannot start zlib decompression");
+    }
+  }
+
+  bool next_compressed(std::string& line) {
+    for (;;) {
+      const std::size_t newline = text_.find('\n', text_pos_);
+      if (newline != std::string::npos) {
+        line.assign(text_, text_pos_, newline - text_pos_);
+        text_pos_ = newline + 1;
+        return true;
+      }
+      if (finished_) {
+        if (text_pos_ == text_.size()) return false;
+        line.assign(text_, text_pos_, std::string::npos);  // last line without '\n'
+        text_pos_ = text_.size();
+        return true;
+      }
+      text_.erase(0, text_pos_);
+      text_pos_ = 0;
+      inflate_more();
+    }
+  }
+
+  /// Appends the next piece of decompressed text to text_, or sets finished_ at the end
+  /// of the last gzip member (a file may hold several, as gzip allows).
+  void inflate_more() {
+    if (stream_.avail_in == 0) {
+      in_.read(input_.data(), static_cast<std::streamsize>(input_.size()));
+      if (in_.bad()) fail("read error");
+      stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+      stream_.avail_in = static_cast<uInt>(in_.gcount());
+      if (stream_.avail_in == 0) {
+        fail("truncated gzip file: the compressed data ends before the end of the stream");
+      }
+    }
+    // Decompress straight into the free end of text_.
+    constexpr std::size_t piece = 1 << 16;
+    const std::size_t kept = text_.size();
+    text_.resize(kept + piece);
+    stream_.next_out = reinterpret_cast<Bytef*>(&text_[kept]);
+    stream_.avail_out = static_cast<uInt>(piece);
+    const int status = inflate(&stream_, Z_NO_FLUSH);
+    text_.resize(kept + piece - stream_.avail_out);
+    if (status == Z_STREAM_END) {
+      const bool more_input =
+          stream_.avail_in > 0 || in_.peek() != std::ifstream::traits_type::eof();
+      if (more_input) {
+        inflateReset(&stream_);
+      } else {
+        finished_ = true;
+      }
+    } else if (status == Z_MEM_ERROR) {
+      fail("out of memory decompressing the gzip data");
+    } else if (status != Z_OK && status != Z_BUF_ERROR) {
+      // Z_DATA_ERROR (bad header, invalid deflate data, CRC or length mismatch) and
+      // Z_NEED_DICT, which a gzip stream never legitimately asks for.
+      fail(std::string("corrupt gzip data (zlib: ") + (stream_.msg ? stream_.msg : "data error") +
+           ")");
+    }
+  }
+
+  z_stream stream_{};
+  std::vector<char> input_ = std::vector<char>(1 << 16);
+  std::string text_;
+  std::size_t text_pos_ = 0;
+  bool finished_ = false;
+#else
+  [[noreturn]] void start_inflate() const {
+    throw matrix_market_error(path_, 0,
+                              "gzip-compressed file, but kacc was built without zlib "
+                              "(configure kacc with -DKACC_ENABLE_ZLIB=ON, or define "
+                              "KACC_ENABLE_ZLIB and link zlib)");
+  }
+  bool next_compressed(std::string&) {
+    return false;
+  }
+#endif
+
+  std::string path_;
+  std::ifstream in_;
+  std::uint64_t file_size_ = 0;
+  bool compressed_ = false;
+  long long lines_ = 0;
+};
+
 }  // namespace detail
 
 /// Reads a Matrix Market coordinate file (see the file comment for the conventions).
 inline CooMatrix read_matrix_market(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw matrix_market_error(path, 0, "cannot open the file");
-  in.seekg(0, std::ios::end);
-  const auto file_size = static_cast<std::uint64_t>(std::max<std::streamoff>(0, in.tellg()));
-  in.seekg(0, std::ios::beg);
-
+  detail::line_reader in(path);
   long long line_no = 0;
   std::string line;
   auto fail = [&](const std::string& what) { throw matrix_market_error(path, line_no, what); };
 
   // Banner.
-  if (!std::getline(in, line)) {
+  if (!in.next(line)) {
     line_no = 1;
     fail("empty file: expected the banner '%%MatrixMarket matrix coordinate <field> <symmetry>'");
   }
@@ -150,7 +304,7 @@ inline CooMatrix read_matrix_market(const std::string& path) {
 
   // Size line after comments and blank lines.
   bool have_size = false;
-  while (std::getline(in, line)) {
+  while (in.next(line)) {
     ++line_no;
     if (detail::blank_or_comment(line)) continue;
     have_size = true;
@@ -181,7 +335,7 @@ inline CooMatrix read_matrix_market(const std::string& path) {
   }
   // Every entry line takes at least 4 bytes ("1 1\n"): never reserve more than that.
   const std::uint64_t reservable =
-      std::min<std::uint64_t>(static_cast<std::uint64_t>(declared), file_size / 4 + 1);
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(declared), in.max_text_bytes() / 4 + 1);
   CooMatrix m;
   m.num_rows = rows;
   m.num_cols = cols;
@@ -192,7 +346,7 @@ inline CooMatrix read_matrix_market(const std::string& path) {
 
   const std::size_t expected_tokens = pattern ? 2 : 3;
   std::int64_t read = 0;
-  while (std::getline(in, line)) {
+  while (in.next(line)) {
     ++line_no;
     if (detail::blank_or_comment(line)) continue;
     if (read == declared) {
@@ -238,7 +392,6 @@ inline CooMatrix read_matrix_market(const std::string& path) {
     }
     ++read;
   }
-  if (in.bad()) fail("read error");
   if (read < declared) {
     ++line_no;
     fail("truncated file: " + std::to_string(declared) + " entries declared, " +
