@@ -44,6 +44,8 @@ class Kacc(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("kokkos@3.4:")
     depends_on("kokkos+openmp", when="+openmp")
     depends_on("kokkos-kernels@3.4:", when="+kokkoskernels")
+    # read_matrix_market reads .mtx.gz; kacc::kacc links zlib (KACC_ENABLE_ZLIB).
+    depends_on("zlib-api")
 
     # kacc is C++17; Spack's Kokkos 3.x packages default to C++14.
     conflicts("^kokkos cxxstd=11", msg="kacc needs a Kokkos built with C++17 or newer")
