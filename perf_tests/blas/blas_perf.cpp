@@ -53,25 +53,31 @@ KOKKOS_INLINE_FUNCTION double hash_uniform(std::uint64_t seed, std::uint64_t i) 
   return static_cast<double>(z >> 11) * 0x1p-52 - 1.0;
 }
 
+// A scaled rank-1 dst filled with the fp64 data of src under one scale for the vector,
+// chosen by hand (kacc::deep_copy lacks rank-1 scaled). A function of its own: device
+// lambdas may not first capture a variable inside an if constexpr branch (nvcc).
+template <class Dst, class Src>
+void fill_scaled_vector(const Dst& dst, const Src& src) {
+  double m = 0;
+  Kokkos::parallel_reduce(
+      "fill_max", src.extent(0),
+      KOKKOS_LAMBDA(std::size_t i, double& v) {
+        const double a = kacc::math::fabs(src(i));
+        v = a > v ? a : v;
+      },
+      Kokkos::Max<double>(m));
+  Kokkos::deep_copy(dst.scales(), m > 0 ? m / 32767.0 : 1.0);
+  Kokkos::parallel_for(
+      "fill", src.extent(0), KOKKOS_LAMBDA(std::size_t i) { dst(i) = src(i); });
+  Kokkos::fence();
+}
+
 // dst (any format, rank 1 or 2) filled with the fp64 data of src, converted once.
 template <class Dst, class Src>
 void fill_from(const Dst& dst, const Src& src) {
   if constexpr (kacc::is_kacc_view_v<Dst>) {
     if constexpr (Dst::is_scaled && Dst::rank == 1) {
-      // One scale for the vector, chosen by hand (kacc::deep_copy lacks rank-1 scaled).
-      double m = 0;
-      Kokkos::parallel_reduce(
-          "fill_max", src.extent(0),
-          KOKKOS_LAMBDA(std::size_t i, double& v) {
-            const double a = kacc::math::fabs(src(i));
-            v = a > v ? a : v;
-          },
-          Kokkos::Max<double>(m));
-      Kokkos::deep_copy(dst.scales(), m > 0 ? m / 32767.0 : 1.0);
-      Kokkos::parallel_for(
-          "fill", src.extent(0), KOKKOS_LAMBDA(std::size_t i) { dst(i) = src(i); });
-      Kokkos::fence();
-      return;
+      fill_scaled_vector(dst, src);
     } else {
       kacc::deep_copy(dst, src);
     }
