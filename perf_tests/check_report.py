@@ -26,7 +26,7 @@ COMPONENTS = {
     "roofline": {
         "roofline.csv": ["config", "arith", "storage", "iterations", "flops_per_value",
                          "flops_per_byte", "time_median_s", "time_min_s", "gflops_median",
-                         "gflops_best", "gbs_median", "roof_gflops", "best_over_roof"],
+                         "gflops_best", "gbs_median", "roof_gflops", "median_over_roof"],
         "roofline_stream.csv": [], "roofline_summary.csv": SUMMARY_COLS,
         "roofline.json": None, "roofline.png": None, "plot_roofline.png": None},
     "blas": {

@@ -369,6 +369,16 @@ std::vector<std::pair<std::string, std::string>> matrix_files(const std::string&
 int main(int argc, char** argv) {
   const auto opts = kacc_perf::parse_options(argc, argv);
   const std::string matrices_dir = take_matrices_option(argc, argv);
+  if (!std::filesystem::is_directory(matrices_dir)) {
+    fmt::print(stderr, "kacc-perf-spmv: no matrix folder {} (give one with --matrices DIR)\n",
+               matrices_dir);
+    return 1;
+  }
+  const auto files = matrix_files(matrices_dir);
+  if (files.empty()) {
+    fmt::print(stderr, "kacc-perf-spmv: no .mtx or .mtx.gz files in {}\n", matrices_dir);
+    return 1;
+  }
   Kokkos::ScopeGuard guard(argc, argv);
   const bool quick = opts.run_level == kacc_perf::level::quick;
   const bool full = opts.run_level == kacc_perf::level::full;
@@ -399,21 +409,14 @@ int main(int argc, char** argv) {
     add_all("power_law", pl, true, true);
   }
   std::vector<std::pair<std::string, ks::CooMatrix>> shared;
-  if (!std::filesystem::is_directory(matrices_dir)) {
-    fmt::print(stderr, "kacc-perf-spmv: no matrix folder {} (give one with --matrices DIR)\n",
-               matrices_dir);
-    return 1;
-  }
-  const auto files = matrix_files(matrices_dir);
-  if (files.empty()) {
-    fmt::print(stderr, "kacc-perf-spmv: no .mtx or .mtx.gz files in {}\n", matrices_dir);
-    return 1;
-  }
   for (const auto& [name, path] : files) {
     try {
       shared.emplace_back(name, ks::read_matrix_market(path));
     } catch (const std::exception& e) {
       fmt::print(stderr, "kacc-perf-spmv: cannot read {}: {}\n", path, e.what());
+      // The registered cases hold Kokkos views: release them before Kokkos finalizes.
+      benchmark::ClearRegisteredBenchmarks();
+      keep_alive.clear();
       return 1;
     }
     add_all(name, ks::make_csr<double>(shared.back().second), false, false);

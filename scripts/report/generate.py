@@ -93,7 +93,6 @@ def build(args):
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     steps = read_steps(args.steps)
     comps = component_rows(out, steps)
-    comp_status = {c["component"]: c for c in comps}
 
     rf = read_csv(os.path.join(out, "roofline.csv"))
     stream_rows = read_csv(os.path.join(out, "roofline_stream.csv"))
