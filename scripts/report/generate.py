@@ -244,8 +244,9 @@ def build(args):
 
     d.h(2, "Roofline and bandwidth")
     if "plot_roofline" in figures:
-        d.img(figures["plot_roofline"], "Roofline: attained GFLOP/s against FLOP per byte read, "
-              "per arithmetic and storage format, with the measured STREAM read bandwidth")
+        d.img(figures["plot_roofline"], "Roofline: median GFLOP/s against FLOP per byte moved, "
+              "per configuration, under the measured roofs (FMA probe peaks; bandwidth roof = "
+              "highest STREAM traffic)")
     if stream_rows:
         hdr = list(stream_rows[0].keys())
         d.table(hdr, [[r.get(h, "") for h in hdr] for r in stream_rows])

@@ -66,22 +66,23 @@ def roofline(rows, roofs, out_dir):
     bandwidth (highest STREAM traffic) x intensity, and the FMA probe's peak per arithmetic."""
     if not rows:
         return None
-    series = defaultdict(list)
+    series = defaultdict(list)  # one line per configuration (plain and accessor views apart)
     for r in rows:
-        x, y = num(r.get("flops_per_byte")), num(r.get("gflops_best"))
+        x, y = num(r.get("flops_per_byte")), num(r.get("gflops_median"))
         if x and y:
-            series[(r.get("arith", "?"), r.get("storage", "?"))].append((x, y))
+            series[(r.get("arith", "?"), r.get("storage", "?"), r.get("config", "?"))].append(
+                (x, y))
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(8, 5.2))
     xs = [x for pts in series.values() for x, _ in pts]
     xmin, xmax = min(xs) / 2, max(xs) * 2
-    for i, ((arith, storage), pts) in enumerate(sorted(series.items())):
+    for i, ((arith, storage, config), pts) in enumerate(sorted(series.items())):
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=_MARKERS[i % len(_MARKERS)],
                 color=_COLORS.get(storage, _EXTRA[i % len(_EXTRA)]),
                 linestyle="-" if arith == "fp64" else "--", ms=4,
-                label="arithmetic %s, storage %s" % (arith, storage))
+                label="%s (arithmetic %s, storage %s)" % (config, arith, storage))
     ys = [y for pts in series.values() for _, y in pts]
     bw = roofs.get("bandwidth")
     for arith in ("fp64", "fp32"):
@@ -103,12 +104,12 @@ def roofline(rows, roofs, out_dir):
     ax.set_xlim(xmin, xmax)
     ax.set_ylim(min(ys) / 2, max(ys) * 2)
     ax.set_xlabel("arithmetic intensity (FLOP per byte of storage moved)")
-    ax.set_ylabel("attained performance (GFLOP/s, best repetition)")
+    ax.set_ylabel("attained performance (GFLOP/s, median)")
     title = "Roofline: points against the measured roofs"
     if roofs.get("check"):
         title += " (roof check %s)" % roofs["check"]
     ax.set_title(title)
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     return _save(fig, os.path.join(out_dir, "plot_roofline.png"))
 
 
