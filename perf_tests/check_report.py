@@ -1,12 +1,15 @@
 #!/usr/bin/python3
-"""Checks that a kacc report folder (scripts/kacc-report) is whole: every expected file exists
-and parses (CSV headers, JSON, PNG signatures), report.html embeds every plot of report.md, and
-every absent file is one the report itself names as MISSING.
+"""Checks that a kacc report folder (scripts/kacc-report) is whole: every component (roofline,
+BLAS, SpMV) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
+report.html embeds every plot of report.md, no stated target is MISSING, the roofs bound the
+measurements (roof check), and every peer's thread count is recorded (and marked in the report
+when it is not kacc's).
 
-  perf_tests/check_report.py DIR [--require roofline,blas,spmv] [--allow-incomplete]
+  perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv] [--allow-incomplete]
 
-Exit status 0 when the folder is whole, 1 with one line per problem otherwise.
-Standard library only, independent of the generator's code.
+--allow-missing names components that may be absent, if the report itself says they are
+MISSING; by default every component is required. Exit status 0 when the folder is whole, 1 with
+one line per problem otherwise. Standard library only, independent of the generator's code.
 """
 import argparse
 import base64
@@ -23,19 +26,20 @@ COMPONENTS = {
     "roofline": {
         "roofline.csv": ["config", "arith", "storage", "iterations", "flops_per_value",
                          "flops_per_byte", "time_median_s", "time_min_s", "gflops_median",
-                         "gflops_best", "gbs_median"],
+                         "gflops_best", "gbs_median", "roof_gflops", "median_over_roof"],
         "roofline_stream.csv": [], "roofline_summary.csv": SUMMARY_COLS,
         "roofline.json": None, "roofline.png": None, "plot_roofline.png": None},
     "blas": {
-        "blas_speed.csv": ["kernel", "impl", "config", "layout", "trans", "m", "n", "time_median_s",
-                           "time_min_s", "gflops", "gbs", "frac_read_bw"],
+        "blas_speed.csv": ["kernel", "impl", "config", "layout", "trans", "m", "n", "threads",
+                           "time_median_s", "time_min_s", "gflops", "gbs", "frac_read_bw"],
         "blas_accuracy.csv": ["kernel", "config", "distribution", "n", "median_rel_error",
                               "max_rel_error", "seeds"],
         "blas_summary.csv": SUMMARY_COLS, "blas.json": None, "plot_blas_gemv.png": None,
         "plot_blas_dot.png": None, "plot_blas_trsv.png": None},
     "spmv": {
-        "spmv_speed.csv": ["matrix", "rows", "nnz", "impl", "config", "kernel", "time_median_s",
-                           "time_min_s", "gflops", "gbs", "frac_read_bw", "speedup_vs_fp64"],
+        "spmv_speed.csv": ["matrix", "rows", "nnz", "impl", "config", "kernel", "threads",
+                           "time_median_s", "time_min_s", "gflops", "gbs", "frac_read_bw",
+                           "speedup_vs_fp64"],
         "spmv_accuracy.csv": ["matrix", "config", "seeds", "median_rel_error", "max_rel_error"],
         "spmv_summary.csv": SUMMARY_COLS, "spmv.json": None, "plot_spmv_speedup.png": None,
         "plot_spmv_error.png": None},
@@ -43,13 +47,14 @@ COMPONENTS = {
 REPORT = {
     "report.md": None, "report.html": None, "run.json": None,
     "report_summary.csv": ["kernel", "config", "storage", "time_vs_fp64", "time_vs_best_peer",
-                           "best_peer", "frac_read_bw", "error_vs_fp32", "basis"],
+                           "best_peer", "threads", "peer_threads", "frac_read_bw",
+                           "error_vs_fp32", "basis"],
     "report_targets.csv": ["component", "check", "measured", "target", "holds", "note"],
     "report_components.csv": ["component", "program", "status", "seconds", "detail",
                               "missing_files"],
 }
 RUN_KEYS = ["cpu", "gpus", "execution_space", "threads", "kokkos_version", "kokkos_backends",
-            "compiler", "cxx_flags", "kacc_version", "git_revision", "level", "programs"]
+            "compiler", "cxx_flags", "kacc_version", "git_revision", "level", "programs", "peers"]
 
 
 def check_file(path, columns, problems):
@@ -88,7 +93,8 @@ def check_file(path, columns, problems):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir")
-    p.add_argument("--require", default="", help="components that must be present (not MISSING)")
+    p.add_argument("--allow-missing", default="",
+                   help="components that may be MISSING (default: every component is required)")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="accept a report marked INCOMPLETE (interrupted run)")
     a = p.parse_args()
@@ -108,10 +114,11 @@ def main():
         os.path.join(d, "report.md")) else ""
     missing_lines = [line for line in md.splitlines() if "MISSING" in line]
 
-    required = set(filter(None, a.require.split(",")))
-    unknown = required - set(COMPONENTS)
+    allowed_missing = set(filter(None, a.allow_missing.split(",")))
+    unknown = allowed_missing - set(COMPONENTS)
     if unknown:
-        problems.append("--require: unknown components %s" % ", ".join(sorted(unknown)))
+        problems.append("--allow-missing: unknown components %s" % ", ".join(sorted(unknown)))
+    required = set(COMPONENTS) - allowed_missing
     for comp, files in COMPONENTS.items():
         for name, cols in files.items():
             path = os.path.join(d, name)
@@ -143,12 +150,46 @@ def main():
         if not images and not missing_lines:
             problems.append("report.md has no plots and says nothing is MISSING")
 
+    # Components: every required one ran to the end (a failed program is not a result).
+    try:
+        with open(os.path.join(d, "report_components.csv"), newline="") as f:
+            for row in csv.DictReader(f):
+                comp, status = row.get("component", ""), row.get("status", "")
+                if comp in required and status != "ok":
+                    problems.append("component %s is %s: %s" % (comp, status or "?",
+                                                                 row.get("detail", "")))
+    except OSError:
+        pass  # reported above as a missing file
+
+    # Targets: one that could not be measured is MISSING, and that is a failure.
+    try:
+        with open(os.path.join(d, "report_targets.csv"), newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("component") in required and row.get("holds") == "MISSING":
+                    problems.append("target MISSING (not measured): %s: %s" % (
+                        row.get("component"), row.get("check")))
+    except OSError:
+        pass
+
     # run.json: machine and configuration; complete unless the report says INCOMPLETE.
     try:
         run = json.load(open(os.path.join(d, "run.json")))
         lacking = [k for k in RUN_KEYS if k not in run]
         if lacking:
             problems.append("run.json: lacks %s" % ", ".join(lacking))
+        # The roofs must bound the measurements.
+        roof_check = run.get("report", {}).get("roof_check", "MISSING")
+        if "roofline" in required and roof_check != "PASS":
+            problems.append("roof check %s: a measured point is above a roof by more than 5%% "
+                            "(or the check is missing)" % roof_check)
+        # Every peer's threads are recorded; one not on kacc's threads is marked in the report.
+        peers = run.get("peers", {})
+        if "blas" in required and not isinstance(peers.get("openblas", {}).get("threads"), int):
+            problems.append("run.json: peers.openblas.threads is not recorded")
+        for name, peer in peers.items():
+            if not peer.get("equal_threads") and "NOT EQUAL THREADS" not in md:
+                problems.append("peer %s did not run on kacc's threads but report.md does not "
+                                "say NOT EQUAL THREADS" % name)
         complete = run.get("report", {}).get("complete", True)
         if not complete:
             if "INCOMPLETE" not in md:

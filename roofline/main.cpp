@@ -4,14 +4,19 @@
 // One kernel (kacc_roofline::mix_kernel) runs at swept arithmetic intensity over one
 // buffer, viewed as plain fp64/fp32 Kokkos::Views and as kacc views of every storage
 // format. Configurations are interleaved repetition by repetition at each intensity, so
-// a noisy machine shifts them all alike; STREAM and a register-only FMA loop, measured
-// in the same run, give the bandwidth and compute roofs.
+// a noisy machine shifts them all alike. The roofs are measured in the same run,
+// independently of the kernel: STREAM (the highest memory traffic, write-allocate
+// included) and a register-resident FMA probe with enough independent chains to cover
+// FMA latency x throughput (kacc_roofline::fma_peak_probe). A measured point more than 5%
+// above a roof means a roof does not bound: it is reported, marked in the summary, and
+// the program exits with status 2.
 //
 //   kacc-roofline [--quick|--full] [--out DIR] [--configs a,b,...] [--bytes N[KMG]]
 //                 [--reps N] [--iterations 0,1,2,...] [--no-plot] [--python PATH]
 #include <kacc_perf/run_info.hpp>
 #include <kacc_perf/stream.hpp>
 #include <kacc_roofline/kernel.hpp>
+#include <kacc_roofline/peak.hpp>
 
 #include <unistd.h>
 
@@ -98,68 +103,56 @@ const known_configuration known[] = {
 };
 
 // ---------------------------------------------------------------------------------------
-// The compute roof: the kernel's FMA rounds with no memory traffic at all.
+// The compute roof: the register-resident FMA probe, in every thread.
 
-// The kernel's FMA rounds on values that stay in L1: per 64 rounds of 16 independent
-// FMAs, one load and one store. Same chains, same code generation, no memory traffic.
+// Samples of the probe's rate, taken before, during and after the sweep: a shared
+// machine only slows the probe down, so the best sample is the roof.
 template <class T>
-struct fma_peak_kernel {
-  static constexpr int half = 128 / sizeof(T);
-  static constexpr int rounds = 64;
-  Kokkos::View<T*, Mem> values;  // 2 * half per item
-  int repeats = 1;
-  T f[kacc_roofline::chains];
+class fma_peak {
+ public:
+  /// Calibrates the probe so that one sample takes about `seconds_per_sample`.
+  explicit fma_peak(double seconds_per_sample) {
+    probe_.sums = decltype(probe_.sums)("fma_peak_sums", items_);
+    int repeats = 1024;
+    for (double t = time(repeats); t < seconds_per_sample / 4 && repeats < (1 << 28);
+         t = time(repeats)) {
+      repeats *= 2;
+    }
+    probe_.repeats =
+        std::max(1, static_cast<int>(repeats * seconds_per_sample / std::max(time(repeats), 1e-6)));
+  }
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t item) const {
-    T* v = &values(item * 2 * half);
-    for (int r = 0; r < repeats; ++r) {
-      for (int w = 0; w < half; ++w) {
-        const T a[2] = {v[w], v[half + w]};
-        kacc_roofline::chain_state<T, 2> t(a);
-        kacc_roofline::unrolled_rounds<rounds>::run(t, f);
-        v[w] = t.mean(0);
-        v[half + w] = t.mean(1);
-      }
+  /// Times the probe `count` times and keeps the rates.
+  void sample(int count = 1) {
+    for (int k = 0; k < count; ++k) {
+      const double seconds = time(probe_.repeats);
+      rates_.push_back(probe_.flops_per_item() * static_cast<double>(items_) / seconds * 1e-9);
     }
   }
-};
 
-struct peak_result {
-  double median = 0, best = 0;
-};
+  /// The best sample (GFLOP/s): the compute roof.
+  double best() const { return *std::max_element(rates_.begin(), rates_.end()); }
+  /// The median sample (GFLOP/s).
+  double median() const { return kacc_perf::median(rates_); }
+  /// How many samples were taken.
+  std::size_t samples() const { return rates_.size(); }
 
-template <class T>
-peak_result measure_fma_peak(int repetitions, double target_seconds) {
-  using K = fma_peak_kernel<T>;
-  K k;
-  const std::size_t items = static_cast<std::size_t>(Exec().concurrency()) * 16;
-  k.values = Kokkos::View<T*, Mem>("fma_peak_values", items * 2 * K::half);
-  auto values = k.values;
-  Kokkos::parallel_for(
-      "kacc_roofline::fma_peak_init", Kokkos::RangePolicy<Exec>(0, values.extent(0)),
-      KOKKOS_LAMBDA(std::size_t i) {
-        values(i) = static_cast<T>(kacc_roofline::initial_value(i));
-      });
-  for (int c = 0; c < kacc_roofline::chains; ++c) k.f[c] = kacc_roofline::chain_constant<T>(c);
-  auto time = [&](int repeats) {
-    k.repeats = repeats;
+ private:
+  double time(int repeats) {
+    probe_.repeats = repeats;
+    // One item per thread: a static schedule hands each thread exactly one.
+    const Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>> one_per_thread(0, items_);
     Kokkos::fence();
     Kokkos::Timer t;
-    Kokkos::parallel_for("kacc_roofline::fma_peak", Kokkos::RangePolicy<Exec>(0, items), k);
+    Kokkos::parallel_for("kacc_roofline::fma_peak", one_per_thread, probe_);
     Kokkos::fence();
     return t.seconds();
-  };
-  int repeats = 16;
-  for (double t = time(repeats); t < target_seconds / 4 && repeats < (1 << 24); t = time(repeats)) {
-    repeats *= 2;
   }
-  repeats = std::max(1, static_cast<int>(repeats * target_seconds / std::max(time(repeats), 1e-6)));
-  const double flops = static_cast<double>(items) * 2 * K::half * repeats * K::rounds *
-                       (2.0 * kacc_roofline::chains);
-  std::vector<double> rates;
-  for (int r = 0; r < repetitions; ++r) rates.push_back(flops / time(repeats) * 1e-9);
-  return {kacc_perf::median(rates), *std::max_element(rates.begin(), rates.end())};
-}
+
+  std::size_t items_ = static_cast<std::size_t>(Exec().concurrency());
+  kacc_roofline::fma_peak_probe<T, Exec> probe_;
+  std::vector<double> rates_;
+};
 
 // ---------------------------------------------------------------------------------------
 // Options.
@@ -262,6 +255,7 @@ settings parse(int argc, char** argv, const kacc_perf::options& o) {
       std::cout
           << "kacc-roofline [--quick|--full] [--out DIR] [--configs a,b,...] [--bytes N[KMG]]\n"
              "              [--reps N] [--iterations 0,1,2,...] [--no-plot] [--python PATH]\n"
+             "exit status: 0 done, 1 error, 2 a measured point above a roof by more than 5%\n"
              "configurations:";
       for (const auto& k : known) std::cout << ' ' << k.name;
       std::cout << '\n';
@@ -331,15 +325,19 @@ int main(int argc, char* argv[]) {
     const bool quick = options.run_level == kacc_perf::level::quick;
     Kokkos::Timer wall;
 
-    // Roofs first: STREAM (arrays of at least 4x the last-level cache) and the FMA loop.
-    const std::size_t stream_bytes = std::max(set.bytes / 2, 4 * llc);
+    // Roofs first: STREAM and the FMA probe. STREAM's arrays are at least 4x the last-level
+    // cache; at --quick they are as small as the buffer, so roofs and points come from the
+    // same level of the memory hierarchy.
+    const std::size_t stream_bytes = quick ? set.bytes / 2 : std::max(set.bytes / 2, 4 * llc);
     const int stream_reps = quick ? 5 : 10;
     std::cerr << "[roofline] STREAM, " << 3 * stream_bytes / (1 << 20) << " MiB ...\n";
     const auto stream_start = kacc_perf::measure_stream<Exec>(stream_bytes, stream_reps);
-    std::cerr << "[roofline] FMA peak (register-only) ...\n";
-    const double peak_seconds = quick ? 0.05 : 0.25;
-    auto peak64 = measure_fma_peak<double>(quick ? 3 : 7, peak_seconds);
-    auto peak32 = measure_fma_peak<float>(quick ? 3 : 7, peak_seconds);
+    std::cerr << "[roofline] FMA peak (register-resident probe) ...\n";
+    const double peak_seconds = quick ? 0.01 : 0.02;
+    fma_peak<double> peak64(peak_seconds);
+    fma_peak<float> peak32(peak_seconds);
+    peak64.sample(quick ? 5 : 10);
+    peak32.sample(quick ? 5 : 10);
 
     // One buffer, viewed in every configuration's format; first touched in parallel by
     // the first configuration's initialisation (same split as the kernel).
@@ -355,12 +353,12 @@ int main(int argc, char* argv[]) {
     std::vector<std::vector<point>> results(nc, std::vector<point>(ni));
 
     // Progress: predicted cost of one step from the roofs, corrected by what was measured.
-    const double bw_guess =
-        std::max({stream_start.read_gbs, stream_start.copy_gbs, stream_start.triad_gbs}) * 1e9;
+    const double bw_guess = stream_start.traffic_roof_gbs() * 1e9;
     auto predicted = [&](int iterations) {
       double t = 0;
       for (const auto& c : configs) {
-        const double peak = (c->arith == std::string("fp64") ? peak64.median : peak32.median) * 1e9;
+        const double peak =
+            (c->arith == std::string("fp64") ? peak64.median() : peak32.median()) * 1e9;
         t += c->n * (c->bytes_per_value + 0.5 * c->bytes_per_value) / bw_guess +
              c->n * static_cast<double>(kacc_roofline::flops_per_value(iterations)) / peak;
       }
@@ -389,6 +387,8 @@ int main(int argc, char* argv[]) {
           const double seconds = t.seconds();
           if (r >= 0) results[c][ii].times.push_back(seconds);
         }
+        peak64.sample();  // the roofs sampled all along the sweep, not only at its ends
+        peak32.sample();
         predicted_done += predicted(k);
         const double elapsed = wall.seconds() - sweep_start;
         const double left = elapsed / predicted_done * (predicted_total - predicted_done);
@@ -401,27 +401,32 @@ int main(int argc, char* argv[]) {
       }
     }
     std::fprintf(stderr, "\n");
-    std::cerr << "[roofline] STREAM again ...\n";
+    std::cerr << "[roofline] STREAM and FMA probe again ...\n";
     const auto stream_end = kacc_perf::measure_stream<Exec>(stream_bytes, stream_reps);
-    // The FMA loop again; the roof is the best of both (a shared machine only slows it).
-    {
-      const auto again64 = measure_fma_peak<double>(quick ? 3 : 7, peak_seconds);
-      const auto again32 = measure_fma_peak<float>(quick ? 3 : 7, peak_seconds);
-      peak64 = {std::max(peak64.median, again64.median), std::max(peak64.best, again64.best)};
-      peak32 = {std::max(peak32.median, again32.median), std::max(peak32.best, again32.best)};
-    }
+    peak64.sample(quick ? 5 : 10);
+    peak32.sample(quick ? 5 : 10);
 
-    // Roofs and balance.
+    // Roofs and balance. The kernel's counted bytes are all the bytes it moves (it reads
+    // each value and writes it back to the line it just read), so its roof is the highest
+    // memory traffic STREAM sustained, write-allocate included; best repetitions, as the
+    // compute roof.
     const double read = 0.5 * (stream_start.read_gbs + stream_end.read_gbs);
     const double copy = 0.5 * (stream_start.copy_gbs + stream_end.copy_gbs);
     const double triad = 0.5 * (stream_start.triad_gbs + stream_end.triad_gbs);
-    const double bw = std::max({read, copy, triad});
-    const double balance64 = peak64.best / bw, balance32 = peak32.best / bw;
+    const double update = 0.5 * (stream_start.update_gbs + stream_end.update_gbs);
+    const double bw = std::max(stream_start.traffic_roof_gbs(), stream_end.traffic_roof_gbs());
+    const double balance64 = peak64.best() / bw, balance32 = peak32.best() / bw;
+    auto compute_roof = [&](const std::string& arith) {
+      return arith == "fp64" ? peak64.best() : arith == "fp32" ? peak32.best() : NAN;
+    };
+    // A point may exceed its roof by this much (timer and repetition noise) before the
+    // roof is taken not to bound it.
+    const double roof_tolerance = 1.05;
 
     // roofline.csv
     std::ostringstream csv;
     csv << "config,arith,storage,iterations,flops_per_value,flops_per_byte,time_median_s,"
-           "time_min_s,gflops_median,gflops_best,gbs_median\n";
+           "time_min_s,gflops_median,gflops_best,gbs_median,roof_gflops,median_over_roof\n";
     auto index_of = [&](const std::string& name) -> int {
       for (std::size_t c = 0; c < nc; ++c) {
         if (configs[c]->name == name) return static_cast<int>(c);
@@ -429,7 +434,7 @@ int main(int argc, char* argv[]) {
       return -1;
     };
     struct row {
-      double fpb, gflops, gflops_best, gbs;
+      double fpb, gflops, gflops_best, gbs, roof;
     };
     std::vector<std::vector<row>> rows(nc, std::vector<row>(ni));
     for (std::size_t c = 0; c < nc; ++c) {
@@ -440,12 +445,14 @@ int main(int argc, char* argv[]) {
         const double best = *std::min_element(times.begin(), times.end());
         const double fpv = static_cast<double>(kacc_roofline::flops_per_value(set.iterations[ii]));
         const double flops = fpv * cfg.n, bytes = static_cast<double>(cfg.bytes_per_value) * cfg.n;
-        rows[c][ii] = {fpv / cfg.bytes_per_value, flops / med * 1e-9, flops / best * 1e-9,
-                       bytes / med * 1e-9};
+        const double fpb = fpv / cfg.bytes_per_value;
+        rows[c][ii] = {fpb, flops / med * 1e-9, flops / best * 1e-9, bytes / med * 1e-9,
+                       std::min(compute_roof(cfg.arith), bw * fpb)};
+        const auto& r = rows[c][ii];
         csv << cfg.name << ',' << cfg.arith << ',' << cfg.storage << ',' << set.iterations[ii]
-            << ',' << fpv << ',' << fmt(rows[c][ii].fpb, 6) << ',' << fmt(med, 6) << ','
-            << fmt(best, 6) << ',' << fmt(rows[c][ii].gflops, 6) << ','
-            << fmt(rows[c][ii].gflops_best, 6) << ',' << fmt(rows[c][ii].gbs, 6) << '\n';
+            << ',' << fpv << ',' << fmt(r.fpb, 6) << ',' << fmt(med, 6) << ',' << fmt(best, 6)
+            << ',' << fmt(r.gflops, 6) << ',' << fmt(r.gflops_best, 6) << ',' << fmt(r.gbs, 6)
+            << ',' << fmt(r.roof, 6) << ',' << fmt(r.gflops / r.roof, 4) << '\n';
       }
     }
 
@@ -459,6 +466,16 @@ int main(int argc, char* argv[]) {
       scsv << phase << ",copy," << fmt(s.copy_gbs, 6) << ',' << fmt(s.copy_gbs_max, 6) << ','
            << s.bytes_per_array << '\n';
       scsv << phase << ",triad," << fmt(s.triad_gbs, 6) << ',' << fmt(s.triad_gbs_max, 6) << ','
+           << s.bytes_per_array << '\n';
+      scsv << phase << ",update," << fmt(s.update_gbs, 6) << ',' << fmt(s.update_gbs_max, 6) << ','
+           << s.bytes_per_array << '\n';
+      scsv << phase << ",copy_write_allocate,"
+           << fmt(s.copy_gbs * kacc_perf::stream_result::copy_write_allocate, 6) << ','
+           << fmt(s.copy_gbs_max * kacc_perf::stream_result::copy_write_allocate, 6) << ','
+           << s.bytes_per_array << '\n';
+      scsv << phase << ",triad_write_allocate,"
+           << fmt(s.triad_gbs * kacc_perf::stream_result::triad_write_allocate, 6) << ','
+           << fmt(s.triad_gbs_max * kacc_perf::stream_result::triad_write_allocate, 6) << ','
            << s.bytes_per_array << '\n';
     }
 
@@ -536,18 +553,44 @@ int main(int argc, char* argv[]) {
       double p = NAN;
       if (c >= 0) {
         for (std::size_t ii = 0; ii < ni; ++ii)
-          p = std::isnan(p) ? rows[c][ii].gflops : std::max(p, rows[c][ii].gflops);
+          p = std::isnan(p) ? rows[c][ii].gflops_best : std::max(p, rows[c][ii].gflops_best);
       }
       return p;
     };
     const double plateau64 = plateau("fp64"), plateau32 = plateau("fp32");
     const std::string plateau_note =
-        "best repetition at the best intensity / best repetition of the FMA loop (best on both "
-        "sides: a shared machine only slows things down)";
-    checks.push_back({"fp64 plateau / FMA-loop peak", plateau64 / peak64.best, ">= 0.90",
-                      plateau64 / peak64.best >= 0.9, plateau_note});
-    checks.push_back({"fp32 plateau / FMA-loop peak", plateau32 / peak32.best, ">= 0.90",
-                      plateau32 / peak32.best >= 0.9, plateau_note});
+        "best repetition at the best intensity / best repetition of the FMA probe (16 "
+        "independent vector chains per thread)";
+    checks.push_back({"fp64 plateau / FMA peak", plateau64 / peak64.best(), ">= 0.90",
+                      plateau64 / peak64.best() >= 0.9, plateau_note});
+    checks.push_back({"fp32 plateau / FMA peak", plateau32 / peak32.best(), ">= 0.90",
+                      plateau32 / peak32.best() >= 0.9, plateau_note});
+
+    // The roof check: no point's median above min(compute roof, bandwidth roof x FLOPs/byte)
+    // by more than the tolerance. Roofs are best samples and points medians: a roof must bound
+    // what the kernel typically does, and one lucky repetition of a millisecond-long launch
+    // (timer and scheduler noise on a shared machine) must not fail it. A point without a
+    // roof (arithmetic other than fp64/fp32) or without a measurement fails it.
+    double worst_over_roof = NAN;
+    std::string above_roof;
+    std::size_t points_above_roof = 0;
+    for (std::size_t c = 0; c < nc; ++c) {
+      for (std::size_t ii = 0; ii < ni; ++ii) {
+        const double q = rows[c][ii].gflops / rows[c][ii].roof;
+        if (std::isnan(worst_over_roof) || std::isnan(q) || q > worst_over_roof)
+          worst_over_roof = q;
+        if (!(q <= roof_tolerance)) {
+          ++points_above_roof;
+          above_roof += (above_roof.empty() ? "" : "; ") + configs[c]->name + " at " +
+                        std::to_string(set.iterations[ii]) + " iterations " + fmt(q, 3) + "x";
+        }
+      }
+    }
+    const bool roofs_bound = points_above_roof == 0 && !std::isnan(worst_over_roof);
+    checks.push_back(
+        {"roof check: point (median) / its roof (max)", worst_over_roof, "<= 1.05", roofs_bound,
+         roofs_bound ? "roof = min(FMA peak, bandwidth roof x FLOPs/byte) for every point"
+                     : "FAIL, above a roof: " + above_roof});
     std::ostringstream sum;
     sum << "check,measured,target,holds,note\n";
     for (const auto& ch : checks) {
@@ -557,11 +600,19 @@ int main(int argc, char* argv[]) {
 
     // roofline.json
     auto stream_json = [](const kacc_perf::stream_result& s) {
+      const double copy_wa = kacc_perf::stream_result::copy_write_allocate;
+      const double triad_wa = kacc_perf::stream_result::triad_write_allocate;
       return "{\"read_gbs\": " + fmt(s.read_gbs, 6) + ", \"copy_gbs\": " + fmt(s.copy_gbs, 6) +
              ", \"triad_gbs\": " + fmt(s.triad_gbs, 6) +
+             ", \"update_gbs\": " + fmt(s.update_gbs, 6) +
+             ", \"copy_write_allocate_gbs\": " + fmt(s.copy_gbs * copy_wa, 6) +
+             ", \"triad_write_allocate_gbs\": " + fmt(s.triad_gbs * triad_wa, 6) +
              ", \"read_gbs_best\": " + fmt(s.read_gbs_max, 6) +
              ", \"copy_gbs_best\": " + fmt(s.copy_gbs_max, 6) +
              ", \"triad_gbs_best\": " + fmt(s.triad_gbs_max, 6) +
+             ", \"update_gbs_best\": " + fmt(s.update_gbs_max, 6) +
+             ", \"copy_write_allocate_gbs_best\": " + fmt(s.copy_gbs_max * copy_wa, 6) +
+             ", \"triad_write_allocate_gbs_best\": " + fmt(s.triad_gbs_max * triad_wa, 6) +
              ", \"bytes_per_array\": " + std::to_string(s.bytes_per_array) + "}";
     };
     std::string its = "[", names = "[", labels = "{";
@@ -583,10 +634,24 @@ int main(int argc, char* argv[]) {
         {"stream_start", stream_json(stream_start)},
         {"stream_end", stream_json(stream_end)},
         {"bandwidth_roof_gbs", fmt(bw, 6)},
-        {"fma_peak_fp64_gflops", fmt(peak64.best, 6)},
-        {"fma_peak_fp64_gflops_median", fmt(peak64.median, 6)},
-        {"fma_peak_fp32_gflops", fmt(peak32.best, 6)},
-        {"fma_peak_fp32_gflops_median", fmt(peak32.median, 6)},
+        {"bandwidth_roof_definition",
+         "best repetition of the highest memory traffic: STREAM read, in-place update, and "
+         "copy/triad including write-allocate (McCalpin's copy/triad counts are in "
+         "stream_start/stream_end as copy_gbs/triad_gbs)"},
+        {"fma_peak_definition",
+         "register-resident FMA probe, " +
+             std::to_string(kacc_roofline::fma_peak_probe<double>::accumulators) +
+             " independent vector chains per thread, every thread; best "
+             "sample, taken before, during and after the sweep"},
+        {"roof_check_tolerance", fmt(roof_tolerance, 3)},
+        {"roof_check_worst_median_over_roof", fmt(worst_over_roof, 4)},
+        {"roof_check_points_above", std::to_string(points_above_roof)},
+        {"roof_check", roofs_bound ? "PASS" : "FAIL"},
+        {"fma_peak_fp64_gflops", fmt(peak64.best(), 6)},
+        {"fma_peak_fp64_gflops_median", fmt(peak64.median(), 6)},
+        {"fma_peak_fp32_gflops", fmt(peak32.best(), 6)},
+        {"fma_peak_fp32_gflops_median", fmt(peak32.median(), 6)},
+        {"fma_peak_samples", std::to_string(peak64.samples())},
         {"plateau_fp64_gflops_best", std::isnan(plateau64) ? "null" : fmt(plateau64, 6)},
         {"plateau_fp32_gflops_best", std::isnan(plateau32) ? "null" : fmt(plateau32, 6)},
         {"machine_balance_fp64_flops_per_byte", fmt(balance64, 6)},
@@ -609,12 +674,16 @@ int main(int argc, char* argv[]) {
     std::printf("\nkacc-roofline (%s, %s, %d threads), %zu MiB buffer, %d repetitions, %s\n",
                 kacc_perf::level_name(options.run_level), Exec::name(), Exec().concurrency(),
                 set.bytes >> 20, set.reps, duration(wall.seconds()).c_str());
-    std::printf("bandwidth roof %.1f GB/s (STREAM medians read %.1f, copy %.1f, triad %.1f)\n", bw,
-                read, copy, triad);
     std::printf(
-        "FMA-loop peak (best) fp64 %.1f GFLOP/s, fp32 %.1f GFLOP/s; machine balance fp64 %.2f, "
-        "fp32 %.2f FLOPs/byte\n",
-        peak64.best, peak32.best, balance64, balance32);
+        "bandwidth roof %.1f GB/s: best memory traffic, write-allocate included (STREAM medians "
+        "as McCalpin counts: read %.1f, copy %.1f, triad %.1f, update %.1f; with write-allocate "
+        "copy %.1f, triad %.1f)\n",
+        bw, read, copy, triad, update, copy * kacc_perf::stream_result::copy_write_allocate,
+        triad * kacc_perf::stream_result::triad_write_allocate);
+    std::printf(
+        "FMA peak (register-resident probe, best) fp64 %.1f GFLOP/s, fp32 %.1f GFLOP/s; machine "
+        "balance fp64 %.2f, fp32 %.2f FLOPs/byte\n",
+        peak64.best(), peak32.best(), balance64, balance32);
     std::printf("\n%-18s", "GFLOP/s median");
     for (int k : set.iterations) std::printf(" %8lld", kacc_roofline::flops_per_value(k));
     std::printf("   <- FLOPs/value\n");
@@ -643,6 +712,11 @@ int main(int argc, char* argv[]) {
       }
     }
     std::printf("results in %s\n", dir.c_str());
+    if (!roofs_bound) {
+      std::printf("FAIL: %zu measured points above a roof by more than 5%%: %s\n",
+                  points_above_roof, above_roof.c_str());
+      return 2;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

@@ -2,8 +2,9 @@
 """Draws roofline.png from the CSV and JSON that kacc-roofline writes into DIR.
 
 Log-log GFLOP/s against FLOPs/byte, one line per configuration (medians), the measured
-bandwidth roof (STREAM) and compute roofs (register-only FMA loop, fp64 and fp32), and
-the machine balance marked. Usage: plot_roofline.py DIR
+roofs: bandwidth (the highest STREAM memory traffic, write-allocate included) and compute
+(register-resident FMA probe, fp64 and fp32), and the machine balance marked.
+Usage: plot_roofline.py DIR
 """
 import csv
 import json
@@ -42,7 +43,8 @@ def main(out_dir):
     ax.plot([xmin, p32 / bw], [bw * xmin, p32], "k-", linewidth=2.2, alpha=0.35)
     ax.plot([b64, xmax], [p64, p64], "k--", linewidth=1.4, alpha=0.6)
     ax.plot([b32, xmax], [p32, p32], "k:", linewidth=1.4, alpha=0.6)
-    ax.text(xmin * 1.1, bw * xmin * 1.25, f"STREAM {bw:.1f} GB/s", rotation=0, fontsize=9)
+    ax.text(xmin * 1.1, bw * xmin * 1.25, f"bandwidth roof {bw:.1f} GB/s (STREAM traffic)",
+            rotation=0, fontsize=9)
     ax.text(xmax / 1.1, p64 * 0.88, f"fp64 FMA peak {p64:.0f} GFLOP/s", ha="right", fontsize=9)
     ax.text(xmax / 1.1, p32 * 1.05, f"fp32 FMA peak {p32:.0f} GFLOP/s", ha="right", fontsize=9)
     for b, name in ((b64, "fp64"), (b32, "fp32")):

@@ -4,6 +4,7 @@ and perf_tests/check_report.py without running any benchmark. The numbers come f
 bandwidth model and mean nothing; every JSON says "synthetic_fixture": true.
 
   make_report_fixture.py OUTDIR [--omit roofline,blas,spmv] [--omit-file NAME]... [--bad-json]
+                         [--roof-fail] [--unequal-peer]
 """
 import argparse
 import csv
@@ -25,18 +26,19 @@ def write(path, header, rows):
         w.writerows(rows)
 
 
-def run_json(program, bad):
+def run_json(program, bad, extra=None):
     d = {"program": program, "synthetic_fixture": True, "host": "fixture", "cpu": "Toy CPU",
          "execution_space": "OpenMP", "concurrency": 2, "kokkos_version": "3.4.1",
          "compiler": "12.2.0", "cxx_flags": "-O3 -march=native", "kacc_version": "0.1.0",
          "git_revision": "fixture", "level": "quick", "repetitions": 5}
+    d.update(extra or {})
     text = json.dumps(d, indent=2)
     if bad:  # what a writer that forgets to quote a version produces
         text = text.replace('"3.4.1"', "3.4.1")
     return text
 
 
-def roofline(out, bad):
+def roofline(out, bad, roof_fail):
     rows = []
     for arith in ("fp64", "fp32"):
         for storage in ("fp64", "fp32", "fp16", "bf16"):
@@ -45,21 +47,33 @@ def roofline(out, bad):
             for it in (1, 2, 4, 8, 16, 32, 64, 128, 256):
                 fpv = 2 * it
                 fpb = fpv / BYTES[storage]
-                g = min(PEAK[arith], BW * fpb) * random.uniform(0.85, 0.97)
+                roof = min(PEAK[arith], BW * fpb)
+                g = roof * random.uniform(0.85, 0.97)
+                if roof_fail and it == 256:
+                    g = roof * 1.2  # a point above its roof: the roofs do not bound
                 t = 2**24 * fpv / g
                 rows.append(["%s<-%s" % (arith, storage), arith, storage, it, fpv, fpb, t, t * 0.97,
-                             g / 1e9, g / 0.97 / 1e9, g / fpb / 1e9])
+                             g / 1e9, g / 0.97 / 1e9, g / fpb / 1e9, roof / 1e9, g / roof])
     write(os.path.join(out, "roofline.csv"),
           "config,arith,storage,iterations,flops_per_value,flops_per_byte,time_median_s,"
-          "time_min_s,gflops_median,gflops_best,gbs_median".split(","), rows)
-    write(os.path.join(out, "roofline_stream.csv"), ["kernel", "bytes_per_array", "gbs_median",
-          "gbs_best"], [["read", 2**27, 11.8, 12.1], ["copy", 2**27, 9.1, 9.4],
-                        ["triad", 2**27, 9.6, 9.9]])
+          "time_min_s,gflops_median,gflops_best,gbs_median,roof_gflops,median_over_roof".split(","),
+          rows)
+    write(os.path.join(out, "roofline_stream.csv"), ["phase", "kind", "gbs_median", "gbs_best",
+          "bytes_per_array"], [["start", "read", 11.8, 12.1, 2**27],
+                               ["start", "copy", 9.1, 9.4, 2**27],
+                               ["start", "triad", 9.6, 9.9, 2**27],
+                               ["start", "copy_write_allocate", 13.7, 14.1, 2**27]])
+    worst = 1.2 if roof_fail else 0.97
     write(os.path.join(out, "roofline_summary.csv"), ["check", "measured", "target", "holds",
           "note"], [["fp16 storage reaches the read bandwidth", "0.93", ">= 0.8", "yes", "fixture"],
-                    ["fp64 peak reached", "38.1 GFLOP/s", ">= 0.8 x 40", "yes", "fixture"]])
+                    ["fp64 plateau / FMA peak", "0.95", ">= 0.90", "yes", "fixture"],
+                    ["roof check: point (median) / its roof (max)", "%.4f" % worst, "<= 1.05",
+                     "no" if roof_fail else "yes", "fixture"]])
     with open(os.path.join(out, "roofline.json"), "w") as f:
-        f.write(run_json("kacc-roofline", bad))
+        f.write(run_json("kacc-roofline", bad, {
+            "bandwidth_roof_gbs": BW / 1e9, "fma_peak_fp64_gflops": PEAK["fp64"] / 1e9,
+            "fma_peak_fp32_gflops": PEAK["fp32"] / 1e9,
+            "roof_check": "FAIL" if roof_fail else "PASS"}))
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -69,8 +83,9 @@ def roofline(out, bad):
     plt.close(fig)
 
 
-def blas(out, bad):
+def blas(out, bad, unequal_peer):
     speed, acc = [], []
+    peer_threads = 1 if unequal_peer else 2
     configs = [("kacc", "fp64"), ("kacc", "fp64<-fp32"), ("kacc", "fp64<-fp16"),
                ("kacc", "fp64<-bf16"), ("kacc", "fp32"), ("openblas", "fp64"),
                ("openblas", "fp32"), ("kokkoskernels", "fp64")]
@@ -89,16 +104,17 @@ def blas(out, bad):
                 t = values * BYTES[st] / (BW * eff) * small * random.uniform(0.95, 1.05)
                 gbs = values * BYTES[st] / t / 1e9
                 speed.append([kernel, impl, cfg, "LayoutLeft" if kernel != "dot" else "",
-                              "N" if kernel != "dot" else "", m, n, t, t * 0.95, flops / t / 1e9,
-                              gbs, gbs / 12.1])
+                              "N" if kernel != "dot" else "", m, n,
+                              peer_threads if impl == "openblas" else 2, t, t * 0.95,
+                              flops / t / 1e9, gbs, gbs / 12.1])
             for cfg in ("fp64", "fp64<-fp32", "fp64<-fp16", "fp64<-bf16", "fp32"):
                 st = cfg.split("<-")[-1]
                 u = EPS[st] if cfg != "fp32" else EPS["fp32"] * math.sqrt(n) / 10
                 for dist in ("uniform(0,1)", "normal(0,1)"):
                     e = u * random.uniform(0.3, 1.0) * (3 if dist.startswith("normal") else 1)
                     acc.append([kernel, cfg, dist, n, e, e * 4, 5])
-    write(os.path.join(out, "blas_speed.csv"), "kernel,impl,config,layout,trans,m,n,time_median_s,"
-          "time_min_s,gflops,gbs,frac_read_bw".split(","), speed)
+    write(os.path.join(out, "blas_speed.csv"), "kernel,impl,config,layout,trans,m,n,threads,"
+          "time_median_s,time_min_s,gflops,gbs,frac_read_bw".split(","), speed)
     write(os.path.join(out, "blas_accuracy.csv"), "kernel,config,distribution,n,median_rel_error,"
           "max_rel_error,seeds".split(","), acc)
     write(os.path.join(out, "blas_summary.csv"), ["check", "measured", "target", "holds", "note"],
@@ -106,7 +122,12 @@ def blas(out, bad):
            ["dot fp16 vs OpenBLAS fp64", "0.29", "<= 0.3", "yes", "fixture"],
            ["trsv bf16 error vs fp32", "61", "<= 10", "no", "fixture"]])
     with open(os.path.join(out, "blas.json"), "w") as f:
-        f.write(run_json("kacc-perf-blas", bad))
+        f.write(run_json("kacc-perf-blas", bad, {
+            "openblas_threads": peer_threads, "openblas_threads_requested": 2,
+            "openblas_threads_at_start": peer_threads, "openblas_cpus": "0,1",
+            "kokkos_cpus": "0,1", "openblas_equal_threads": "no" if unequal_peer else "yes",
+            "openblas_note": "OpenBLAS reports 1 threads, Kokkos has 2" if unequal_peer else "",
+            "openblas_dgemv_2048_speedup_all_threads_over_one": 1.0 if unequal_peer else 1.9}))
 
 
 def spmv(out, bad):
@@ -123,13 +144,13 @@ def spmv(out, bad):
             t = byts / (BW * (0.8 if impl == "kacc" else 0.75)) * random.uniform(0.95, 1.1)
             if cfg == "fp64" and impl == "kacc":
                 t64 = t
-            speed.append([name, rows, nnz, impl, cfg, "csr", t, t * 0.95, 2 * nnz / t / 1e9,
+            speed.append([name, rows, nnz, impl, cfg, "csr", 2, t, t * 0.95, 2 * nnz / t / 1e9,
                           byts / t / 1e9, byts / t / 12.1e9, t64 / t if t64 else ""])
         for cfg in ("fp64", "fp64<-fp32", "fp64<-fp16", "fp64<-bf16", "fp32"):
             e = EPS[cfg.split("<-")[-1]] * random.uniform(0.2, 1)
             acc.append([name, cfg, 3, e, 3 * e])
-    write(os.path.join(out, "spmv_speed.csv"), "matrix,rows,nnz,impl,config,kernel,time_median_s,"
-          "time_min_s,gflops,gbs,frac_read_bw,speedup_vs_fp64".split(","), speed)
+    write(os.path.join(out, "spmv_speed.csv"), "matrix,rows,nnz,impl,config,kernel,threads,"
+          "time_median_s,time_min_s,gflops,gbs,frac_read_bw,speedup_vs_fp64".split(","), speed)
     write(os.path.join(out, "spmv_accuracy.csv"), "matrix,config,seeds,median_rel_error,"
           "max_rel_error".split(","), acc)
     write(os.path.join(out, "spmv_summary.csv"), ["check", "measured", "target", "holds", "note"],
@@ -144,14 +165,19 @@ def main():
     p.add_argument("--omit", default="", help="components to leave out, comma separated")
     p.add_argument("--omit-file", action="append", default=[])
     p.add_argument("--bad-json", action="store_true", help="write an unquoted version string")
+    p.add_argument("--roof-fail", action="store_true", help="put a point above its roof")
+    p.add_argument("--unequal-peer", action="store_true", help="OpenBLAS on fewer threads")
     p.add_argument("--seed", type=int, default=7)
     a = p.parse_args()
     random.seed(a.seed)
     os.makedirs(a.out, exist_ok=True)
     omit = set(filter(None, a.omit.split(",")))
-    for name, fn in (("roofline", roofline), ("blas", blas), ("spmv", spmv)):
-        if name not in omit:
-            fn(a.out, a.bad_json)
+    if "roofline" not in omit:
+        roofline(a.out, a.bad_json, a.roof_fail)
+    if "blas" not in omit:
+        blas(a.out, a.bad_json, a.unequal_peer)
+    if "spmv" not in omit:
+        spmv(a.out, a.bad_json)
     for f in a.omit_file:
         os.remove(os.path.join(a.out, f))
 

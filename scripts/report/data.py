@@ -111,12 +111,12 @@ def geomean(values):
 
 
 def fmt_ratio(v, digits=2):
-    return "n/a" if v is None else ("%.*f×" % (digits, v) if v < 100 else "%.3g×" % v)
+    return "NaN" if v is None else ("%.*f×" % (digits, v) if v < 100 else "%.3g×" % v)
 
 
 def fmt_num(v, digits=3):
     if v is None:
-        return "n/a"
+        return "NaN"
     if v == 0:
         return "0"
     a = abs(v)

@@ -11,7 +11,7 @@ import os
 import sys
 
 from . import machine, plots, summary
-from .data import fmt_num, fmt_ratio, read_csv, write_csv
+from .data import fmt_num, fmt_ratio, load_json, read_csv, write_csv
 from .document import Document
 
 # What each program is expected to write (the contract shared with the perf programs).
@@ -69,12 +69,23 @@ def _cell_ratio(v):
 
 def _err(v):
     if v is None:
-        return "n/a"
+        return "NaN"
     return ("%.1e×" % v) if v >= 1000 or v < 0.01 else ("%.3g×" % v)
 
 
 def _pct(v):
-    return "n/a" if v is None else "%.0f%%" % (100 * v)
+    return "NaN" if v is None else "%.0f%%" % (100 * v)
+
+
+def _count(v):
+    return "NaN" if v is None else str(v)
+
+
+def _csv_cell(v):
+    """A summary value as the CSV writes it: a missing measurement is NaN, never blank or 0."""
+    if v is None:
+        return "NaN"
+    return fmt_num(v, 4) if isinstance(v, float) else v
 
 
 def build(args):
@@ -82,7 +93,6 @@ def build(args):
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     steps = read_steps(args.steps)
     comps = component_rows(out, steps)
-    comp_status = {c["component"]: c for c in comps}
 
     rf = read_csv(os.path.join(out, "roofline.csv"))
     stream_rows = read_csv(os.path.join(out, "roofline_stream.csv"))
@@ -91,7 +101,8 @@ def build(args):
     ss = read_csv(os.path.join(out, "spmv_speed.csv"))
     sa = read_csv(os.path.join(out, "spmv_accuracy.csv"))
     stream = summary.stream_numbers(stream_rows)
-    peaks = summary.compute_peaks(rf)
+    roofline_json, _ = load_json(os.path.join(out, "roofline.json"))
+    roofs = summary.roofs(roofline_json)
 
     summ = summary.blas_summary(bs, ba) + summary.spmv_summary(ss, sa)
     summ.sort(key=lambda r: (KERNEL_ORDER.get(r["kernel"].split()[0], 9), r["kernel"],
@@ -113,7 +124,7 @@ def build(args):
         else:
             missing_plots.append((name + ".png", why))
 
-    plot("plot_roofline", lambda: plots.roofline(rf, stream, out), "no roofline.csv data")
+    plot("plot_roofline", lambda: plots.roofline(rf, roofs, out), "no roofline.csv data")
     for k in BLAS_KERNELS:
         plot("plot_blas_" + k, lambda k=k: plots.blas_kernel(k, bs, ba, out),
              "no %s rows in blas_speed.csv or blas_accuracy.csv" % k)
@@ -124,15 +135,15 @@ def build(args):
                 "complete": not args.incomplete, "incomplete_reason": args.incomplete or "",
                 "elapsed_s": args.elapsed, "generated": datetime.datetime.now().isoformat(
                     timespec="seconds"), "components": {c["component"]: c["status"]
-                                                        for c in comps}}
+                                                        for c in comps},
+                "roof_check": roofs.get("check", "MISSING")}
     info = machine.gather(root, args.build_dir, out, settings, [c for c, _, _ in COMPONENTS])
     with open(os.path.join(out, "run.json"), "w") as f:
         json.dump(info, f, indent=2, sort_keys=False)
         f.write("\n")
 
     # Tables as CSV.
-    fmt_summ = [{k: (fmt_num(v, 4) if isinstance(v, float) else v) for k, v in r.items()}
-                for r in summ]
+    fmt_summ = [{k: _csv_cell(v) for k, v in r.items()} for r in summ]
     write_csv(os.path.join(out, "report_summary.csv"), summary.SUMMARY_HEADER, fmt_summ)
     write_csv(os.path.join(out, "report_targets.csv"), summary.TARGETS_HEADER, targ)
     write_csv(os.path.join(out, "report_components.csv"), COMPONENTS_HEADER, comps)
@@ -152,36 +163,68 @@ def build(args):
     meas = []
     if stream:
         meas.append("STREAM " + ", ".join("%s %.1f GB/s" % (k, stream[k])
-                                          for k in ("read", "copy", "triad") if k in stream))
+                                          for k in ("read", "copy", "triad") if k in stream) +
+                    " (copy and triad as McCalpin counts them, without write-allocate)")
+    if "bandwidth" in roofs:
+        meas.append("bandwidth roof %.1f GB/s (highest memory traffic, write-allocate included)"
+                    % roofs["bandwidth"])
+    peaks = [(a, roofs[a]) for a in ("fp64", "fp32") if a in roofs]
     if peaks:
-        meas.append("best compute " + ", ".join("%s %.1f GFLOP/s" % (a, p)
-                                                for a, p in sorted(peaks.items())))
+        meas.append("FMA peak (register-resident probe) " +
+                    ", ".join("%s %.1f GFLOP/s" % p for p in peaks))
     d.p("Measured in this run: " + ("; ".join(meas) if meas else "MISSING (no roofline data)") +
         ".")
+    if roofs.get("check") == "FAIL":
+        d.p("**Roof check: FAIL**: a measured point is above a roof by more than 5%, so a roof "
+            "does not bound the measurements (see the roofline targets).")
+    elif roofs.get("check") == "PASS":
+        d.p("Roof check: PASS (no point more than 5% above its roof).")
+    else:
+        d.p("Roof check: MISSING (no roofline.json with a roof check).")
+
+    peer_lines = []
+    for name, peer in sorted(info.get("peers", {}).items()):
+        line = "%s on %s threads" % (name, peer.get("threads", "?"))
+        if peer.get("cpus"):
+            line += " (CPUs %s)" % peer["cpus"]
+        if peer.get("dgemv_speedup_all_threads_over_one"):
+            line += ", dgemv %s× faster than on one thread" % peer[
+                "dgemv_speedup_all_threads_over_one"]
+        if not peer.get("equal_threads"):
+            line += ": **NOT EQUAL THREADS** (%s)" % (peer.get("note") or "unknown")
+        peer_lines.append(line)
+    if peer_lines:
+        d.p("Peers: " + "; ".join(peer_lines) + ".")
 
     d.h(2, "Summary")
     if summ:
-        d.table(["Kernel", "Config (arith<-storage)", "Time vs fp64", "Time vs best peer",
-                 "Best peer", "Read bandwidth", "Error vs fp32"],
-                [[r["kernel"], r["config"], _cell_ratio(r["time_vs_fp64"]),
+        d.table(["Kernel", "Config (arith<-storage)", "Threads", "Time vs fp64",
+                 "Time vs best peer", "Best peer (its threads)", "Read bandwidth",
+                 "Error vs fp32"],
+                [[r["kernel"], r["config"], _count(r["threads"]), _cell_ratio(r["time_vs_fp64"]),
                   _cell_ratio(r["time_vs_best_peer"]), r["best_peer"] or "none",
                   _pct(r["frac_read_bw"]), _err(r["error_vs_fp32"])] for r in summ],
-                ["l", "l", "r", "r", "l", "r", "r"])
+                ["l", "l", "r", "r", "r", "l", "r", "r"])
         d.p("Time ratios: below 1× is faster than the reference (kacc in fp64; the fastest peer "
             "for the same problem). Read bandwidth: fraction of the measured STREAM read "
             "bandwidth. Error: median relative error against an exact (MPFR) result, relative to "
             "plain fp32. BLAS kernels at their largest size; SpMV as geometric mean over the "
-            "matrices. All rows: `report_summary.csv`.")
+            "matrices. Threads: kacc's; a peer that did not run on as many is marked NOT EQUAL "
+            "THREADS. NaN: not measured. All rows: `report_summary.csv`.")
     else:
         d.p("MISSING: no BLAS or SpMV results in this folder, so there is nothing to summarise.")
 
     d.h(2, "Targets")
     if targ:
         held = sum(1 for t in targ if t["holds"] == "yes")
-        d.p("**%d of %d** stated targets hold on this machine." % (held, len(targ)))
+        missing = sum(1 for t in targ if t["holds"] == "MISSING")
+        d.p("**%d of %d** stated targets hold on this machine%s." % (
+            held, len(targ), "; **%d MISSING** (not measured, so not met)" % missing
+            if missing else ""))
+        verdict = {"yes": "holds", "no": "does NOT hold", "MISSING": "MISSING"}
         d.items("%s **%s**: %s: measured %s, target %s%s" % (
-            t["component"], "holds" if t["holds"] == "yes" else "does NOT hold", t["check"],
-            t["measured"], t["target"], " (%s)" % t["note"] if t["note"] else "") for t in targ)
+            t["component"], verdict[t["holds"]], t["check"], t["measured"], t["target"],
+            " (%s)" % t["note"] if t["note"] else "") for t in targ)
     else:
         d.p("MISSING: no `*_summary.csv` with stated targets was written.")
 
@@ -201,8 +244,9 @@ def build(args):
 
     d.h(2, "Roofline and bandwidth")
     if "plot_roofline" in figures:
-        d.img(figures["plot_roofline"], "Roofline: attained GFLOP/s against FLOP per byte read, "
-              "per arithmetic and storage format, with the measured STREAM read bandwidth")
+        d.img(figures["plot_roofline"], "Roofline: median GFLOP/s against FLOP per byte moved, "
+              "per configuration, under the measured roofs (FMA probe peaks; bandwidth roof = "
+              "highest STREAM traffic)")
     if stream_rows:
         hdr = list(stream_rows[0].keys())
         d.table(hdr, [[r.get(h, "") for h in hdr] for r in stream_rows])

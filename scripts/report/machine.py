@@ -77,6 +77,30 @@ def kacc_version(root):
         return "unknown"
 
 
+def peers(programs):
+    """How each peer was threaded: OpenBLAS from blas.json, Kokkos Kernels on Kokkos's own."""
+    out = {}
+    blas = programs.get("blas", {})
+    if "openblas_threads" in blas:
+        out["openblas"] = {
+            "threads": blas.get("openblas_threads"),
+            "threads_requested": blas.get("openblas_threads_requested"),
+            "threads_at_start": blas.get("openblas_threads_at_start"),
+            "cpus": blas.get("openblas_cpus", ""),
+            "kokkos_cpus": blas.get("kokkos_cpus", ""),
+            "equal_threads": blas.get("openblas_equal_threads") == "yes",
+            "dgemv_speedup_all_threads_over_one":
+                blas.get("openblas_dgemv_2048_speedup_all_threads_over_one"),
+            "note": blas.get("openblas_note", ""),
+        }
+    for comp in ("blas", "spmv"):
+        if comp in programs and "kokkoskernels" not in out:
+            out["kokkoskernels"] = {"threads": programs[comp].get("concurrency"),
+                                    "equal_threads": True,
+                                    "note": "runs on the Kokkos execution space, as kacc"}
+    return out
+
+
 def gather(root, build_dir, out_dir, settings, components):
     """The merged description. settings: what kacc-report was asked for; components: names."""
     cache = cmake_cache(build_dir)
@@ -124,6 +148,7 @@ def gather(root, build_dir, out_dir, settings, components):
                                                    "OMP_PLACES", "CUDA_VISIBLE_DEVICES",
                                                    "HIP_VISIBLE_DEVICES") if k in os.environ},
         "report": settings,
+        "peers": peers(programs),
         "programs": programs,
     }
     if problems:

@@ -61,45 +61,55 @@ def _save(fig, path):
     return path
 
 
-def roofline(rows, stream, out_dir):
-    """Attained GFLOP/s against arithmetic intensity, with the measured bandwidth and peaks."""
+def roofline(rows, roofs, out_dir):
+    """Attained GFLOP/s against arithmetic intensity, under the roofs kacc-roofline measured:
+    bandwidth (highest STREAM traffic) x intensity, and the FMA probe's peak per arithmetic."""
     if not rows:
         return None
-    series = defaultdict(list)
+    series = defaultdict(list)  # one line per configuration (plain and accessor views apart)
     for r in rows:
-        x, y = num(r.get("flops_per_byte")), num(r.get("gflops_best"))
+        x, y = num(r.get("flops_per_byte")), num(r.get("gflops_median"))
         if x and y:
-            series[(r.get("arith", "?"), r.get("storage", "?"))].append((x, y))
+            series[(r.get("arith", "?"), r.get("storage", "?"), r.get("config", "?"))].append(
+                (x, y))
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(8, 5.2))
     xs = [x for pts in series.values() for x, _ in pts]
     xmin, xmax = min(xs) / 2, max(xs) * 2
-    for i, ((arith, storage), pts) in enumerate(sorted(series.items())):
+    for i, ((arith, storage, config), pts) in enumerate(sorted(series.items())):
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=_MARKERS[i % len(_MARKERS)],
                 color=_COLORS.get(storage, _EXTRA[i % len(_EXTRA)]),
                 linestyle="-" if arith == "fp64" else "--", ms=4,
-                label="arithmetic %s, storage %s" % (arith, storage))
-    peaks = defaultdict(float)
-    for (arith, _), pts in series.items():
-        peaks[arith] = max(peaks[arith], max(y for _, y in pts))
-    for arith, p in peaks.items():
-        ax.axhline(p, color="grey", lw=0.8, ls="-" if arith == "fp64" else "--")
-        ax.annotate("best %s: %.1f GFLOP/s" % (arith, p), (xmin * 1.1, p), va="bottom",
-                    fontsize=8, color="dimgrey")
-    bw = stream.get("read")
+                label="%s (arithmetic %s, storage %s)" % (config, arith, storage))
+    ys = [y for pts in series.values() for _, y in pts]
+    bw = roofs.get("bandwidth")
+    for arith in ("fp64", "fp32"):
+        peak = roofs.get(arith)
+        if not peak:
+            continue
+        start = peak / bw if bw else xmin
+        ax.plot([start, xmax], [peak, peak], color="black", lw=1.2, alpha=0.7,
+                ls="-" if arith == "fp64" else "--")
+        ax.annotate("%s FMA peak (probe) %.1f GFLOP/s" % (arith, peak), (xmax / 1.1, peak),
+                    ha="right", va="bottom", fontsize=8, color="dimgrey")
+        ys.append(peak)
     if bw:
-        ax.plot([xmin, xmax], [bw * xmin, bw * xmax], color="red", lw=1, alpha=0.6,
-                label="STREAM read bandwidth %.1f GB/s" % bw)
+        top = max(roofs.get("fp32", 0), roofs.get("fp64", 0)) or bw * xmax
+        ax.plot([xmin, min(xmax, top / bw)], [bw * xmin, min(bw * xmax, top)], color="red",
+                lw=1.2, alpha=0.7, label="bandwidth roof %.1f GB/s (STREAM traffic)" % bw)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlim(xmin, xmax)
-    ax.set_ylim(min(y for pts in series.values() for _, y in pts) / 2, max(peaks.values()) * 2)
-    ax.set_xlabel("arithmetic intensity (FLOP per byte of storage read)")
-    ax.set_ylabel("attained performance (GFLOP/s)")
-    ax.set_title("Roofline: compute against bytes read, per arithmetic and storage format")
-    ax.legend(loc="lower right")
+    ax.set_ylim(min(ys) / 2, max(ys) * 2)
+    ax.set_xlabel("arithmetic intensity (FLOP per byte of storage moved)")
+    ax.set_ylabel("attained performance (GFLOP/s, median)")
+    title = "Roofline: points against the measured roofs"
+    if roofs.get("check"):
+        title += " (roof check %s)" % roofs["check"]
+    ax.set_title(title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     return _save(fig, os.path.join(out_dir, "plot_roofline.png"))
 
 

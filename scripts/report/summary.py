@@ -5,7 +5,23 @@ from collections import defaultdict
 from .data import formats_of, geomean, is_kacc, is_pure, num, storage_of
 
 SUMMARY_HEADER = ["kernel", "config", "storage", "time_vs_fp64", "time_vs_best_peer", "best_peer",
-                  "frac_read_bw", "error_vs_fp32", "basis"]
+                  "threads", "peer_threads", "frac_read_bw", "error_vs_fp32", "basis"]
+
+
+def _threads(row):
+    """Threads a speed row's implementation ran on (None when the file does not say)."""
+    t = num(row.get("threads"))
+    return int(t) if t else None
+
+
+def peer_label(name, threads, kacc_threads):
+    """A peer's name with its thread count, marked when it did not run on kacc's threads."""
+    if threads is None:
+        return name + " (threads unknown)"
+    label = "%s (%d thread%s)" % (name, threads, "" if threads == 1 else "s")
+    if kacc_threads is not None and threads != kacc_threads:
+        label += " NOT EQUAL THREADS"
+    return label
 
 
 def _label(kernel, layout, trans, variants):
@@ -64,9 +80,10 @@ def blas_summary(speed, accuracy):
         rows = cases[case]
         fp64 = [num(r["time_median_s"]) for r in rows
                 if is_kacc(r.get("impl")) and is_pure(r.get("config"), "fp64")]
-        peers = [(num(r["time_median_s"]), "%s %s" % (r.get("impl"), r.get("config")))
+        peers = [(num(r["time_median_s"]), "%s %s" % (r.get("impl"), r.get("config")),
+                  _threads(r))
                  for r in rows if not is_kacc(r.get("impl")) and num(r.get("time_median_s"))]
-        best_peer = min(peers) if peers else None
+        best_peer = min(peers, key=lambda p: p[0]) if peers else None
         for r in rows:
             if not is_kacc(r.get("impl")):
                 continue
@@ -84,7 +101,10 @@ def blas_summary(speed, accuracy):
                 "storage": storage_of(r.get("config")),
                 "time_vs_fp64": t / fp64[0] if t and fp64 and fp64[0] else None,
                 "time_vs_best_peer": t / best_peer[0] if t and best_peer else None,
-                "best_peer": best_peer[1] if best_peer else "",
+                "best_peer": peer_label(best_peer[1], best_peer[2], _threads(r))
+                if best_peer else "",
+                "threads": _threads(r),
+                "peer_threads": best_peer[2] if best_peer else None,
                 "frac_read_bw": num(r.get("frac_read_bw")),
                 "error_vs_fp32": _error_ratio(acc, ("distribution", "n"), r.get("config")),
                 "basis": "time at largest size (%s); error geomean over sizes" % basis,
@@ -101,13 +121,15 @@ def spmv_summary(speed, accuracy):
         by_matrix[(r.get("matrix"), r.get("kernel", ""))].append(r)
     kernels = {r.get("kernel", "") for r in speed}
     acc = defaultdict(list)
-    stats = defaultdict(lambda: {"vs64": [], "peer": [], "peer_names": set(), "bw": []})
+    stats = defaultdict(lambda: {"vs64": [], "peer": [], "peer_names": set(), "bw": [],
+                                 "threads": set(), "peer_threads": set()})
     for (matrix, kernel), rows in by_matrix.items():
         fp64 = [num(r["time_median_s"]) for r in rows
                 if is_kacc(r.get("impl")) and is_pure(r.get("config"), "fp64")]
-        peers = [(num(r["time_median_s"]), "%s %s" % (r.get("impl"), r.get("config")))
+        peers = [(num(r["time_median_s"]), "%s %s" % (r.get("impl"), r.get("config")),
+                  _threads(r))
                  for r in rows if not is_kacc(r.get("impl")) and num(r.get("time_median_s"))]
-        best = min(peers) if peers else None
+        best = min(peers, key=lambda p: p[0]) if peers else None
         for r in rows:
             if not is_kacc(r.get("impl")):
                 continue
@@ -117,9 +139,11 @@ def spmv_summary(speed, accuracy):
                 s["vs64"].append(t / fp64[0])
             elif num(r.get("speedup_vs_fp64")):
                 s["vs64"].append(1.0 / num(r.get("speedup_vs_fp64")))
+            s["threads"].add(_threads(r))
             if t and best:
                 s["peer"].append(t / best[0])
-                s["peer_names"].add(best[1])
+                s["peer_names"].add(peer_label(best[1], best[2], _threads(r)))
+                s["peer_threads"].add(best[2])
             if num(r.get("frac_read_bw")) is not None:
                 s["bw"].append(num(r.get("frac_read_bw")))
     for a in accuracy or []:
@@ -136,6 +160,8 @@ def spmv_summary(speed, accuracy):
             "time_vs_fp64": geomean(s["vs64"]),
             "time_vs_best_peer": geomean(s["peer"]),
             "best_peer": ", ".join(sorted(s["peer_names"])),
+            "threads": _one(s["threads"]),
+            "peer_threads": _one(s["peer_threads"]),
             "frac_read_bw": bw[len(bw) // 2] if bw else None,
             "error_vs_fp32": _error_ratio(accuracy, ("matrix",), config),
             "basis": "geomean over %d matrices (bandwidth: median)" % nmat,
@@ -143,20 +169,36 @@ def spmv_summary(speed, accuracy):
     return out
 
 
+def _one(values):
+    """The single value of a set, or None when there are none or several."""
+    values = {v for v in values if v is not None}
+    return values.pop() if len(values) == 1 else None
+
+
 TARGETS_HEADER = ["component", "check", "measured", "target", "holds", "note"]
 
 
 def targets(component_rows):
-    """Stated targets from the *_summary.csv files: {component: rows} -> flat rows."""
+    """Stated targets from the *_summary.csv files: {component: rows} -> flat rows.
+
+    holds is yes, no or MISSING: a target whose measurement is missing (NaN, blank) or
+    whose program said MISSING is never met.
+    """
     out = []
     for comp, rows in component_rows:
         for r in rows or []:
             holds = (r.get("holds") or "").strip().lower()
+            if num(r.get("measured")) is None or holds == "missing":
+                verdict = "MISSING"
+            elif holds in ("yes", "true", "1", "y"):
+                verdict = "yes"
+            elif holds in ("no", "false", "0", "n"):
+                verdict = "no"
+            else:
+                verdict = "MISSING"
             out.append({"component": comp, "check": r.get("check", ""),
                         "measured": r.get("measured", ""), "target": r.get("target", ""),
-                        "holds": "yes" if holds in ("yes", "true", "1", "y") else
-                        "no" if holds in ("no", "false", "0", "n") else holds or "?",
-                        "note": r.get("note", "")})
+                        "holds": verdict, "note": r.get("note", "")})
     return out
 
 
@@ -184,12 +226,16 @@ def stream_numbers(rows):
     return res
 
 
-def compute_peaks(roofline_rows):
-    """Best GFLOP/s per arithmetic type over the roofline sweep."""
-    peaks = {}
-    for r in roofline_rows or []:
-        g = num(r.get("gflops_best"))
-        a = r.get("arith", "?")
-        if g is not None and g > peaks.get(a, 0):
-            peaks[a] = g
-    return peaks
+def roofs(roofline_json):
+    """The roofs kacc-roofline measured, from roofline.json: {'bandwidth': GB/s, 'fp64': GFLOP/s,
+    'fp32': GFLOP/s, 'check': 'PASS'/'FAIL'}; absent keys when the file lacks them."""
+    info = roofline_json or {}
+    out = {}
+    for key, name in (("bandwidth_roof_gbs", "bandwidth"), ("fma_peak_fp64_gflops", "fp64"),
+                      ("fma_peak_fp32_gflops", "fp32")):
+        v = num(info.get(key))
+        if v is not None:
+            out[name] = v
+    if info.get("roof_check") in ("PASS", "FAIL"):
+        out["check"] = info["roof_check"]
+    return out

@@ -2,15 +2,21 @@
 /// @file
 /// The mixbench-style kernel of the experimental roofline, written once for every view
 /// type: per entry it reads a value, runs `iterations` rounds of `chains` independent
-/// fused multiply-adds (t = t * t + f, independent chains so the FMA pipes stay busy),
-/// averages the chains and writes the result back in place. A plain Kokkos::View and a
-/// kacc::View run exactly the same arithmetic in the same order; only the loads and
-/// stores differ (the view type selects them; the round count is the intensity).
+/// fused multiply-adds, averages the chains and writes the result back in place. A plain
+/// Kokkos::View and a kacc::View run exactly the same arithmetic in the same order; only
+/// the loads and stores differ (the view type selects them; the round count is the
+/// intensity).
 ///
-/// As in mixbench, the rounds are a compile-time count, so the per-entry body is
-/// straight-line code. On host back ends one work item runs a loop over `lanes`
-/// consecutive entries that the compiler vectorises across entries, whatever the back
-/// end's own range loop looks like; on GPUs one item is one entry.
+/// The recurrence is the real quadratic map t = t * t + c with c in its chaotic range
+/// (-1.99 .. -1.90): it neither converges nor grows, so every round changes the value and
+/// 8, 16 or 32 rounds give different results even after rounding to a 2-byte format (a
+/// converging recurrence would make those round counts indistinguishable).
+///
+/// As in mixbench, the rounds are a compile-time count. On host back ends one work item
+/// updates a block of `lanes` entries, two vector registers wide: each chain is one loop
+/// over the block, so a round issues chains x 2 independent vector FMAs, enough to cover
+/// FMA latency x throughput (4 x 2 on current x86 cores) and reach the FMA peak in the
+/// compute-bound region. On GPUs one item is one entry.
 
 #include <kacc/core/traits.hpp>
 
@@ -21,10 +27,12 @@
 
 namespace kacc_roofline {
 
-/// Independent FMA chains per entry (mixbench uses 8: enough to cover FMA latency).
+/// Independent FMA chains per entry (mixbench uses 8).
 inline constexpr int chains = 8;
 
-/// Fused multiply-add, rounded once, on every back end.
+/// Fused multiply-add, rounded once, on every back end. The kernel calls it unqualified,
+/// so a test's counting arithmetic type can supply its own through argument-dependent
+/// lookup.
 template <class T>
 KOKKOS_INLINE_FUNCTION T fma(T a, T b, T c) {
 #if KACC_KOKKOS_VERSION_AT_LEAST(4, 0)
@@ -46,80 +54,69 @@ constexpr std::size_t bytes_per_value() {
   return 2 * kacc::bytes_per_entry<V>();
 }
 
-/// Entries one work item updates: a 64-byte vector of the arithmetic type on host
-/// back ends, one entry on devices (neighbouring threads then touch neighbouring entries).
+/// Bytes of one host vector register for the target the compiler builds for.
+inline constexpr int host_vector_bytes =
+#if defined(__AVX512F__)
+    64;
+#elif defined(__AVX__)
+    32;
+#else
+    16;
+#endif
+
+/// Entries one work item updates: two vector registers of the arithmetic type on host
+/// back ends (chains x 2 independent FMAs per round), one entry on devices (neighbouring
+/// threads then touch neighbouring entries).
 template <class V>
 constexpr int lanes() {
   using memory_space = typename V::memory_space;
   return std::is_same<memory_space, Kokkos::HostSpace>::value
-             ? static_cast<int>(256 / sizeof(kacc::arithmetic_t<V>))
+             ? static_cast<int>(2 * host_vector_bytes / sizeof(kacc::arithmetic_t<V>))
              : 1;
 }
 
-/// The constants the chains add: distinct, in (0, 0.25) so t = t * t + f stays in
-/// (0, 0.5) for any start in [-0.5, 0.5] (no overflow, no subnormals).
+/// The constant chain c adds: -1.99 + 0.0123 c, all in the chaotic range of t * t + c,
+/// away from its periodic windows. Every start in [-1.947, 1.947] stays there (the mean of
+/// the chains' invariant intervals), so the kernel can run again on its own output with
+/// no overflow and no subnormals.
 template <class T>
 KOKKOS_INLINE_FUNCTION T chain_constant(int c) {
-  return static_cast<T>(0.01 * (c + 1));
+  return static_cast<T>(-1.99 + 0.0123 * c);
 }
 
-/// The eight chains of P entries, written out: the body of the entry loop is then
-/// straight-line code and the compiler vectorises that loop across entries with every
-/// chain in a register. P = 2 interleaves two entries (16 independent FMAs per round),
-/// enough to keep two FMA pipes of latency 4 busy.
-template <class T, int P>
-struct chain_state {
-  T t0[P], t1[P], t2[P], t3[P], t4[P], t5[P], t6[P], t7[P];
+namespace detail {
+/// One round on chains C .. chains - 1 of a block: one loop over the block per chain,
+/// written out by recursion. The loops with a compile-time chain index keep the round
+/// loop from being a perfect nest, which compilers interchange (leaving one latency-bound
+/// chain per register) or fail to vectorise.
+template <int C, class T, int W>
+KOKKOS_FORCEINLINE_FUNCTION void chain_round(T (&t)[chains][W], const T (&f)[chains]) {
+  if constexpr (C < chains) {
+    for (int w = 0; w < W; ++w) t[C][w] = fma(t[C][w], t[C][w], f[C]);
+    chain_round<C + 1>(t, f);
+  }
+}
+}  // namespace detail
 
-  KOKKOS_FORCEINLINE_FUNCTION explicit chain_state(const T (&a)[P]) {
-    for (int p = 0; p < P; ++p) {
-      t0[p] = t1[p] = t2[p] = t3[p] = t4[p] = t5[p] = t6[p] = t7[p] = a[p];
-    }
+/// The arithmetic of the kernel on a block of W entries, in place: each entry starts
+/// `chains` chains, runs Rounds rounds of t = t * t + f[c] on each, and becomes the
+/// chains' pairwise sum ((t0+t1)+(t2+t3))+((t4+t5)+(t6+t7)) times 1/8. Public so a test
+/// can run it on a counting arithmetic type.
+template <int Rounds, class T, int W>
+KOKKOS_FORCEINLINE_FUNCTION void update_block(T (&a)[W], const T (&f)[chains]) {
+  static_assert(chains == 8, "the mean spells out eight chains");
+  T t[chains][W];
+  for (int c = 0; c < chains; ++c) {
+    for (int w = 0; w < W; ++w) t[c][w] = a[w];
   }
-
-  /// One round: one FMA per chain and entry, t = t * t + f.
-  KOKKOS_FORCEINLINE_FUNCTION void round(const T (&f)[chains]) {
-    for (int p = 0; p < P; ++p) {
-      t0[p] = kacc_roofline::fma(t0[p], t0[p], f[0]);
-      t1[p] = kacc_roofline::fma(t1[p], t1[p], f[1]);
-      t2[p] = kacc_roofline::fma(t2[p], t2[p], f[2]);
-      t3[p] = kacc_roofline::fma(t3[p], t3[p], f[3]);
-      t4[p] = kacc_roofline::fma(t4[p], t4[p], f[4]);
-      t5[p] = kacc_roofline::fma(t5[p], t5[p], f[5]);
-      t6[p] = kacc_roofline::fma(t6[p], t6[p], f[6]);
-      t7[p] = kacc_roofline::fma(t7[p], t7[p], f[7]);
-    }
+  for (int r = 0; r < Rounds; ++r) detail::chain_round<0>(t, f);
+  const T eighth(0.125);
+  for (int w = 0; w < W; ++w) {
+    a[w] = (((t[0][w] + t[1][w]) + (t[2][w] + t[3][w])) +
+            ((t[4][w] + t[5][w]) + (t[6][w] + t[7][w]))) *
+           eighth;
   }
-
-  /// Entry p's pairwise sum ((t0+t1)+(t2+t3))+((t4+t5)+(t6+t7)), times 1/8.
-  KOKKOS_FORCEINLINE_FUNCTION T mean(int p) const {
-    return (((t0[p] + t1[p]) + (t2[p] + t3[p])) + ((t4[p] + t5[p]) + (t6[p] + t7[p]))) *
-           (T(1) / T(chains));
-  }
-};
-static_assert(chains == 8, "chain_state spells out eight chains");
-
-/// N rounds as straight-line code (mixbench's compile-time compute iterations).
-template <int N>
-struct unrolled_rounds {
-  template <class S, class T>
-  KOKKOS_FORCEINLINE_FUNCTION static void run(S& s, const T (&f)[chains]) {
-    unrolled_rounds<N / 2>::run(s, f);
-    unrolled_rounds<N - N / 2>::run(s, f);
-  }
-};
-template <>
-struct unrolled_rounds<1> {
-  template <class S, class T>
-  KOKKOS_FORCEINLINE_FUNCTION static void run(S& s, const T (&f)[chains]) {
-    s.round(f);
-  }
-};
-template <>
-struct unrolled_rounds<0> {
-  template <class S, class T>
-  KOKKOS_FORCEINLINE_FUNCTION static void run(S&, const T (&)[chains]) {}
-};
+}
 
 /// The intensities the kernel is compiled for: 0 and powers of two up to max_iterations.
 inline constexpr int max_iterations = 128;
@@ -127,17 +124,14 @@ inline constexpr bool supported_iterations(int k) {
   return k == 0 || (k > 0 && k <= max_iterations && (k & (k - 1)) == 0);
 }
 
-/// The kernel: x(i) <- mean over chains of Rounds rounds of t = t * t + f from x(i).
-/// On host back ends a work item updates `width` entries as pairs (i, i + width / 2).
+/// The kernel: x(i) <- update_block of Rounds rounds from x(i). On host back ends a work
+/// item converts a block of `width` entries into the arithmetic type, updates it and
+/// converts it back: three loops, each vectorised at its own width, so the compute loop
+/// keeps every chain in registers whatever the storage format.
 template <class V, int Rounds>
 struct mix_kernel {
   using arith = kacc::arithmetic_t<V>;
   static constexpr int width = lanes<V>();
-  static constexpr int half = width > 1 ? width / 2 : 1;
-  // Compilers vectorise a loop with one register size, chosen by its narrowest type:
-  // with narrower storage the arithmetic values of one step would fill several
-  // registers each and the chains would spill. Those views go through a small buffer.
-  static constexpr bool interleave = kacc::bytes_per_entry<V>() == sizeof(arith);
 
   V x;
   arith f[chains] = {};
@@ -149,47 +143,21 @@ struct mix_kernel {
   /// Work items for x.extent(0) entries.
   std::size_t items() const { return (x.extent(0) + width - 1) / width; }
 
-  KOKKOS_FORCEINLINE_FUNCTION void single(std::size_t i, const arith (&fl)[chains]) const {
-    const arith a[1] = {static_cast<arith>(x(i))};
-    chain_state<arith, 1> t(a);
-    unrolled_rounds<Rounds>::run(t, fl);
-    x(i) = t.mean(0);
-  }
-
-  /// Entries i and j, interleaved.
-  KOKKOS_FORCEINLINE_FUNCTION void pair(std::size_t i, std::size_t j,
-                                        const arith (&fl)[chains]) const {
-    const arith a[2] = {static_cast<arith>(x(i)), static_cast<arith>(x(j))};
-    chain_state<arith, 2> t(a);
-    unrolled_rounds<Rounds>::run(t, fl);
-    x(i) = t.mean(0);
-    x(j) = t.mean(1);
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t item) const {
     arith fl[chains];
     for (int c = 0; c < chains; ++c) fl[c] = f[c];
     const std::size_t first = item * width;
-    if (width > 1 && first + width <= x.extent(0)) {
-      if constexpr (interleave) {
-        for (int w = 0; w < half; ++w) pair(first + w, first + half + w, fl);
-      } else {
-        // Convert in, compute, convert out: three loops, each vectorised at its own
-        // width, so the compute loop keeps all chains in registers.
-        alignas(64) arith a[width];
-        for (int w = 0; w < width; ++w) a[w] = static_cast<arith>(x(first + w));
-        for (int w = 0; w < half; ++w) {
-          const arith in[2] = {a[w], a[half + w]};
-          chain_state<arith, 2> t(in);
-          unrolled_rounds<Rounds>::run(t, fl);
-          a[w] = t.mean(0);
-          a[half + w] = t.mean(1);
-        }
-        for (int w = 0; w < width; ++w) x(first + w) = a[w];
+    if (first + width <= x.extent(0)) {
+      arith a[width];
+      for (int w = 0; w < width; ++w) a[w] = static_cast<arith>(x(first + w));
+      update_block<Rounds>(a, fl);
+      for (int w = 0; w < width; ++w) x(first + w) = a[w];
+    } else {  // the last, partial block: one entry at a time
+      for (std::size_t i = first; i < x.extent(0); ++i) {
+        arith a[1] = {static_cast<arith>(x(i))};
+        update_block<Rounds>(a, fl);
+        x(i) = a[0];
       }
-    } else {
-      const std::size_t end = first + width < x.extent(0) ? first + width : x.extent(0);
-      for (std::size_t i = first; i < end; ++i) single(i, fl);
     }
   }
 };
@@ -248,7 +216,8 @@ KOKKOS_INLINE_FUNCTION double initial_value(std::size_t i) {
 }
 
 /// Fills x with initial_value(i) in parallel (first touch where x is fresh). Scaled
-/// views get the scale that maps 0.5 to the largest integer.
+/// views get the scale that maps 2 to the largest integer (the kernel's results stay
+/// within +-1.95).
 template <class V>
 void initialise(const V& x) {
   using exec = typename V::execution_space;
@@ -256,7 +225,7 @@ void initialise(const V& x) {
   if constexpr (kacc::is_kacc_view_v<V>) {
     if constexpr (V::is_scaled) {
       using traits = kacc::format_traits<typename V::format_type>;
-      Kokkos::deep_copy(x.scales(), static_cast<arith>(0.5 / static_cast<double>(traits::largest)));
+      Kokkos::deep_copy(x.scales(), static_cast<arith>(2.0 / static_cast<double>(traits::largest)));
     }
   }
   constexpr int width = lanes<V>();
