@@ -22,6 +22,18 @@ Arith rounded(Arith x) {
   return kacc::convert<Arith>(kacc::convert<Format>(x));
 }
 
+// What an empty member (the scale of an unscaled format in a proxy) adds after a member of
+// type T on this compiler: nothing where KACC_NO_UNIQUE_ADDRESS is [[no_unique_address]];
+// padding to T's alignment where the compiler lacks the attribute (nvcc, MSVC).
+template <class T>
+constexpr std::size_t empty_member_cost() {
+  struct probe {
+    T member;
+    KACC_NO_UNIQUE_ADDRESS kacc::detail::no_scale empty;
+  };
+  return sizeof(probe) - sizeof(T);
+}
+
 }  // namespace
 
 // --- proxy references ----------------------------------------------------------------
