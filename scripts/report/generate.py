@@ -89,13 +89,19 @@ def _csv_cell(v):
 
 
 KERNEL_NAMES = {"gemv": "GEMV", "dot": "DOT", "trsv": "TRSV", "spmv": "SpMV"}
-_LAYOUT_WORDS = {"L": "LayoutLeft", "R": "LayoutRight", "N": "A x", "T": "Aᵀ x"}
+_LAYOUT_WORDS = {"L": "LayoutLeft", "R": "LayoutRight"}
+_TRANS_WORDS = {"gemv": {"N": "y = A x", "T": "y = Aᵀ x"},
+                "trsv": {"N": "solve A x = b", "T": "solve Aᵀ x = b"}}
 
 
 def _shape_words(kernel, shape):
-    if kernel == "spmv" or shape == "-":
-        return shape if shape != "-" else ""
-    return ", ".join(_LAYOUT_WORDS.get(p, p) for p in shape.split())
+    """'L T' as 'LayoutLeft, y = Aᵀ x'; DOT's '-' as 'x · y'; SpMV classes as they are."""
+    if kernel == "spmv":
+        return shape
+    if shape == "-":
+        return "x · y" if kernel == "dot" else ""
+    words = _TRANS_WORDS.get(kernel, {})
+    return ", ".join(_LAYOUT_WORDS.get(p, words.get(p, p)) for p in shape.split())
 
 
 def _tag(reason):
