@@ -126,17 +126,15 @@ def recommendation_section(d, recs, budgets, rates):
         if r is None:
             return "NaN"
         if r["pays_off"] == "yes":
-            return "**%s** %.2f× faster, error %.0e" % (
+            return "**%s** %.2f×, error %.0e" % (
                 plots.display_config(r["choice"]), r["speedup_vs_fp64"], r["error"])
         tag = _tag(r["reason"])
-        return "fp64 (%s)" % ("none within budget" if tag == "error budget" else tag)
+        return "fp64: %s" % ("none within budget" if tag == "error budget" else tag)
 
-    d.p("Pick the column of the relative error you can accept. Each cell: the kacc storage "
-        "configuration (arithmetic<-storage) with the shortest time whose worst measured error "
-        "is within the budget, its speed-up over kacc fp64 and its error; **fp64** with a "
-        "reason where no compressed format is at least %.2f× faster. fp64-level: within "
-        "%g× fp64's own error; fp32: plain fp32 storage and arithmetic." % (
-            recommend.PAYS_OFF_SPEEDUP, recommend.FP64_LEVEL_FACTOR))
+    d.p("Per kernel and relative error budget: the kacc configuration (arithmetic<-storage) "
+        "with the shortest time whose worst measured error is within the budget, with its "
+        "speed-up over kacc fp64 and its error; **fp64** where no compressed format is at "
+        "least %.2f× faster, with the reason." % recommend.PAYS_OFF_SPEEDUP)
     d.table(["Kernel", "Shape"] + ["error ≤ " + b if b != "fp64-level" else "fp64-level"
                                    for b in labels],
             [[KERNEL_NAMES.get(k, k), _shape_words(k, sh)] + [cell(by.get((k, sh, b)))
@@ -151,15 +149,18 @@ def recommendation_section(d, recs, budgets, rates):
                     _tag(r["reason"]) == "error budget":
                 continue
             seen.add(r["reason"])
-            why.append("%s %s (%s): %s" % (KERNEL_NAMES.get(k, k), _shape_words(k, sh), b,
-                                           r["reason"]))
+            why.append("%s %s (%s): %s" % (
+                KERNEL_NAMES.get(k, k), _shape_words(k, sh),
+                b if b == "fp64-level" else "error ≤ " + b, r["reason"]))
     if why:
         d.p("Why no compressed format pays off:")
         d.items(why)
     conv = ", ".join("%s %s values/s" % (st, fmt_num(v)) for st, v in sorted(rates.items()))
-    d.p("Basis: BLAS at each kernel's largest size; SpMV as geometric mean over the matrices "
-        "of a class. Conversion throughput: %s. All rows with their reasons: "
-        "`report_recommendation.csv`." % (conv or "not measured in this run"))
+    d.p("fp64-level: within %g× fp64's own error; fp32: plain fp32 storage and arithmetic. "
+        "Error: worst median relative error over the kernel's accuracy runs. Time: BLAS at each "
+        "kernel's largest size, SpMV as geometric mean over the matrices of a class. Conversion "
+        "throughput: %s. All rows with their reasons: `report_recommendation.csv`." % (
+            recommend.FP64_LEVEL_FACTOR, conv or "not measured in this run"))
 
 
 def model_section(d, model, rates):
@@ -363,9 +364,9 @@ def build(args):
 
     d.h(2, "Roofline and bandwidth")
     if "plot_roofline" in figures:
-        d.img(figures["plot_roofline"], "Roofline: median GFLOP/s against FLOP per byte moved, "
-              "per configuration, under the measured roofs (FMA probe peaks; bandwidth roof = "
-              "highest STREAM traffic)")
+        d.img(figures["plot_roofline"], "Roofline, one panel per arithmetic precision: median "
+              "GFLOP/s against FLOP per byte moved, per storage format, under the measured roofs "
+              "(FMA probe peak; bandwidth roof = highest STREAM traffic)")
     if stream_rows:
         hdr = list(stream_rows[0].keys())
         d.table(hdr, [[r.get(h, "") for h in hdr] for r in stream_rows])
