@@ -12,7 +12,7 @@ import tempfile
 
 
 def main():
-    program = sys.argv[1]
+    program = os.path.abspath(sys.argv[1])
     name = os.path.basename(program)
     problems = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,6 +7,7 @@ PANEL_SERIES, which generate.py writes to report_plots.json for check_report.py.
 """
 import os
 import re
+import textwrap
 from collections import defaultdict
 
 import matplotlib
@@ -131,7 +132,8 @@ def _time_panel(ax, rows, panel, lo, hi):
             ax.scatter([v for v, _ in pts], [r + 0.28 for _, r in pts], marker=_peer_marker(impl),
                        s=30, color="#777777", zorder=3, label=_peer_name(impl))
     _ratio_axis(ax, lo, hi)
-    ax.set_title(panel["title"], fontsize=10)
+    ax.set_title("\n".join(line for part in panel["title"].split("\n")
+                            for line in textwrap.wrap(part, 24)), fontsize=10)
     ax.set_xlabel("time / kacc fp64 (lower is faster)", fontsize=9)
     if not main and not other:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
@@ -236,7 +238,7 @@ def _size_text(r):
 def _shape_title(kernel, layout, trans):
     parts = [_LAYOUT.get(layout, layout), _TRANS.get(trans, trans)] if kernel == "gemv" else \
         [_LAYOUT.get(layout, layout)] if layout not in ("", "-") else []
-    return ", ".join(p for p in parts if p and p != "-") or kernel.upper()
+    return "\n".join(p for p in parts if p and p != "-") or kernel.upper()
 
 
 def blas_kernel(kernel, speed, accuracy, budgets, out_dir):
@@ -276,7 +278,7 @@ def blas_kernel(kernel, speed, accuracy, budgets, out_dir):
         top_row = next((r for r in rs if _size_of(r) == top), {})
         panel["main_label"] = "largest size"
         panel["others_label"] = "smaller sizes"
-        panel["title"] += " (%s)" % _size_text(top_row)
+        panel["title"] += "\n%s" % _size_text(top_row)
         panels.append(panel)
     errors = _errors(acc, "%s error" % kernel.upper())
     configs |= set(errors["worst"])
