@@ -184,7 +184,8 @@ def model_section(d, model, rates):
               "%s (%s)" % (fmt_num(r["conversion_values_per_s"]),
                            fmt_num(r["required_values_per_s"]))
               if r["conversion_values_per_s"] else "not measured (%s)" % fmt_num(
-                  r["required_values_per_s"])] for r in model],
+                  r["required_values_per_s"]) if r["required_values_per_s"] else "no conversion"]
+             for r in model],
             ["l", "l", "l", "r", "r", "r", "r", "r"])
     d.p("All rows: `report_model.csv`.")
 

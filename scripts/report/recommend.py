@@ -118,7 +118,7 @@ def blas_shapes(speed, accuracy, llc_bytes):
         basis = "n=%s" % n if not m or m in ("0", "1") else "%sx%s" % (m, n)
         candidates = [{"config": r.get("config", ""), "time": num(r.get("time_median_s")),
                        "bytes": _bytes_moved(r), "frac_read_bw": num(r.get("frac_read_bw")),
-                       "gbs": num(r.get("gbs")), "values": size,
+                       "gbs": num(r.get("gbs")), "values": _values(r, size),
                        "error": _error_of(errors, r.get("config", ""))} for r in at]
         shapes.append({"kernel": kernel, "shape": " ".join(
             x for x in (layout, trans) if x and x != "-") or "-", "basis": basis, "candidates": candidates,
@@ -189,6 +189,19 @@ def spmv_shapes(speed, accuracy, llc_bytes):
     return shapes
 
 
+def _values(row, size):
+    """Stored values one call reads: its bytes over the storage's bytes per value (both DOT
+    vectors; GEMV's matrix), or the problem size when the program gives no byte count."""
+    b, per = _bytes_moved(row), _bytes_per_value(row.get("config"))
+    return b / per if b and per else size
+
+
+def converts(config):
+    """True when the configuration converts on load (arithmetic differs from storage)."""
+    f = formats_of(config)
+    return len(f) >= 2 and f[0] != f[-1]
+
+
 def _median(values):
     v = sorted(x for x in values if x is not None)
     return v[len(v) // 2] if v else None
@@ -226,11 +239,12 @@ def why_not(shape, fastest, rates):
     if fastest is not None:
         st = storage_of(fastest["config"])
         need = required_rate(shape, fastest["config"])
-        have = rates.get(st)
+        have = rates.get(st) if converts(fastest["config"]) else None
         if have and need and have < need:
             return ("conversion-bound: %s converts %s values/s, below the %s values/s that the "
                     "read bandwidth needs" % (st, _rate(have), _rate(need)))
-        if base and fastest["gbs"] and base["gbs"] and fastest["gbs"] < 0.6 * base["gbs"]:
+        if converts(fastest["config"]) and base and fastest["gbs"] and base["gbs"] and \
+                fastest["gbs"] < 0.6 * base["gbs"]:
             return ("conversion-bound (inferred; no conversion measurement in this run): %s "
                     "moves its bytes at %.1f GB/s against fp64's %.1f GB/s" % (
                         fastest["config"], fastest["gbs"], base["gbs"]))
@@ -307,7 +321,7 @@ def model_rows(shapes, rates):
                 continue
             st = storage_of(c["config"])
             t_model = c["bytes"] / bw
-            rate = rates.get(st)
+            rate = rates.get(st) if converts(c["config"]) else None
             if rate and c.get("values"):
                 t_model = max(t_model, c["values"] / rate)
             predicted = t64_model / t_model
@@ -316,7 +330,8 @@ def model_rows(shapes, rates):
                         "config": c["config"], "byte_ratio": base["bytes"] / c["bytes"],
                         "predicted_speedup": predicted,
                         "conversion_values_per_s": rate,
-                        "required_values_per_s": required_rate(shape, c["config"]),
+                        "required_values_per_s": required_rate(shape, c["config"])
+                        if converts(c["config"]) else None,
                         "measured_speedup": measured,
                         "measured_over_predicted": measured / predicted})
     return out
