@@ -214,6 +214,7 @@ struct settings {
   std::string python;
 };
 
+/// The usage --help prints, with the configurations this build knows.
 void print_usage() {
   std::cout << "kacc-roofline [--quick|--full] [--out DIR] [--configs a,b,...] [--bytes N[KMG]]\n"
                "              [--reps N] [--iterations 0,1,2,...] [--no-plot] [--python PATH]\n"

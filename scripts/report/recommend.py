@@ -120,9 +120,10 @@ def blas_shapes(speed, accuracy, llc_bytes):
                        "bytes": _bytes_moved(r), "frac_read_bw": num(r.get("frac_read_bw")),
                        "gbs": num(r.get("gbs")), "values": _values(r, size),
                        "error": _error_of(errors, r.get("config", ""))} for r in at]
-        shapes.append({"kernel": kernel, "shape": " ".join(
-            x for x in (layout, trans) if x and x != "-") or "-", "basis": basis, "candidates": candidates,
-                       "read_bw": _read_bandwidth(at), "llc_bytes": llc_bytes})
+        shape = " ".join(x for x in (layout, trans) if x and x != "-") or "-"
+        shapes.append({"kernel": kernel, "shape": shape, "basis": basis,
+                       "candidates": candidates, "read_bw": _read_bandwidth(at),
+                       "llc_bytes": llc_bytes})
     return shapes
 
 
@@ -346,14 +347,3 @@ def _size(b):
 
 def _rate(v):
     return "%.3g G" % (v / 1e9) if v >= 1e9 else "%.3g M" % (v / 1e6)
-
-
-def short_config(config):
-    """'fp64<-fp16' and 'Acc<fp64,fp16>' as 'fp16 storage'; plain 'fp32' as 'fp32 (fp32
-    arithmetic too)'."""
-    f = formats_of(config)
-    if len(f) == 2 and f[0] == "fp64":
-        return "%s storage" % f[1]
-    if len(f) == 1 and f[0] != "fp64":
-        return "%s (%s arithmetic too)" % (f[0], f[0])
-    return config
