@@ -109,9 +109,21 @@ def _tag(reason):
     return reason.split(":")[0].split(" (")[0]
 
 
-def recommendation_section(d, recs, budgets, rates):
+# A speed-up this far beyond the byte ratio is not explained by moving fewer bytes.
+BEYOND_BYTE_RATIO = 1.5
+
+
+def _beyond_bytes(r):
+    return r["pays_off"] == "yes" and r.get("byte_ratio") and \
+        r["speedup_vs_fp64"] > BEYOND_BYTE_RATIO * r["byte_ratio"]
+
+
+def recommendation_section(d, recs, budgets, rates, level):
     """The first screen: per kernel shape and error budget, what to store the data in."""
     d.h(2, "What to use on this machine")
+    if level == "quick":
+        d.p("**Level quick**: one small size per kernel, a check of the pipeline; run "
+            "`scripts/kacc-report` without `--quick` before deciding.")
     if not recs:
         d.p("MISSING: no BLAS or SpMV timings with a kacc fp64 baseline, so there is nothing to "
             "recommend.")
@@ -126,8 +138,9 @@ def recommendation_section(d, recs, budgets, rates):
         if r is None:
             return "NaN"
         if r["pays_off"] == "yes":
-            return "**%s** %.2f×, error %.0e" % (
-                plots.display_config(r["choice"]), r["speedup_vs_fp64"], r["error"])
+            return "**%s** %.2f×%s, error %.0e" % (
+                plots.display_config(r["choice"]), r["speedup_vs_fp64"],
+                " †" if _beyond_bytes(r) else "", r["error"])
         tag = _tag(r["reason"])
         return "fp64: %s" % ("none within budget" if tag == "error budget" else tag)
 
@@ -155,6 +168,10 @@ def recommendation_section(d, recs, budgets, rates):
     if why:
         d.p("Why no compressed format pays off:")
         d.items(why)
+    if any(_beyond_bytes(r) for r in recs):
+        d.p("† more than %g× the byte ratio (the most that moving fewer bytes explains): fp64 "
+            "is not bandwidth-bound there (cache, latency) or the timing is noisy; see the "
+            "model check." % BEYOND_BYTE_RATIO)
     conv = ", ".join("%s %s values/s" % (st, fmt_num(v)) for st, v in sorted(rates.items()))
     d.p("fp64-level: within %g× fp64's own error; fp32: plain fp32 storage and arithmetic. "
         "Error: worst median relative error over the kernel's accuracy runs. Time: BLAS at each "
@@ -277,7 +294,7 @@ def build(args):
         info["cpu"], gpu, info["kokkos_version"], info["execution_space"] or "?",
         info["threads"] or info["concurrency"] or "?", args.level, info["kacc_version"],
         info["git_revision"], settings["generated"]))
-    recommendation_section(d, recs, budgets, rates)
+    recommendation_section(d, recs, budgets, rates, args.level)
     d.h(2, "This run")
     meas = []
     if stream:

@@ -288,6 +288,8 @@ def recommend(shapes, budgets, rates):
                     reason = why_not(shape, fastest, rates)
             out.append(dict(row, choice=choice["config"], storage=storage_of(choice["config"]),
                             speedup_vs_fp64=base["time"] / choice["time"],
+                            byte_ratio=base["bytes"] / choice["bytes"]
+                            if base["bytes"] and choice["bytes"] else None,
                             error=choice["error"], pays_off=pays, reason=reason,
                             kernels=choice.get("kernels", [])))
     return out
