@@ -294,6 +294,10 @@ def build(args):
         info["cpu"], gpu, info["kokkos_version"], info["execution_space"] or "?",
         info["threads"] or info["concurrency"] or "?", args.level, info["kacc_version"],
         info["git_revision"], settings["generated"]))
+    if any(isinstance(p, dict) and p.get("synthetic_fixture")
+           for p in info.get("programs", {}).values()):
+        d.p("**Synthetic fixture**: the results come from perf_tests/testdata/"
+            "make_report_fixture.py's toy model, not from measurements.")
     recommendation_section(d, recs, budgets, rates, args.level)
     d.h(2, "This run")
     meas = []
