@@ -168,6 +168,12 @@ def recommendation_section(d, recs, budgets, rates, level):
     if why:
         d.p("Why no compressed format pays off:")
         d.items(why)
+    kernels = list(dict.fromkeys(
+        "%s, %s: %s" % (r["shape"], plots.display_config(r["choice"]), " / ".join(r["kernels"]))
+        for r in recs if r["kernel"] == "spmv" and r["pays_off"] == "yes" and r["kernels"]))
+    if kernels:
+        d.p("SpMV kernel (implementation and kernel per matrix) of each recommended "
+            "configuration: " + "; ".join(kernels) + ".")
     if any(_beyond_bytes(r) for r in recs):
         d.p("† more than %g× the byte ratio (the most that moving fewer bytes explains): fp64 "
             "is not bandwidth-bound there (cache, latency) or the timing is noisy; see the "
