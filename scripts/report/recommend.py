@@ -283,7 +283,7 @@ def recommend(shapes, budgets, rates):
                               "accurate, %s, has %s)" % (
                                   _limit_text(budget, limit), tightest["config"],
                                   "%.1e" % tightest["error"]) if tightest else
-                              "error budget: no compressed format has an accuracy measurement")
+                              "no accuracy data: no compressed format has an accuracy measurement")
                 else:
                     reason = why_not(shape, fastest, rates)
             out.append(dict(row, choice=choice["config"], storage=storage_of(choice["config"]),
