@@ -129,9 +129,11 @@ def spmv_summary(speed, accuracy):
     for (matrix, kernel), rows in by_matrix.items():
         fp64 = [num(r["time_median_s"]) for r in rows
                 if is_kacc(r.get("impl")) and is_pure(r.get("config"), "fp64")]
+        # Peers name their own kernel (KokkosSparse::spmv): compare with them per matrix.
         peers = [(num(r["time_median_s"]), "%s %s" % (r.get("impl"), r.get("config")),
                   _threads(r))
-                 for r in rows if not is_kacc(r.get("impl")) and num(r.get("time_median_s"))]
+                 for r in speed if r.get("matrix") == matrix and not is_kacc(r.get("impl")) and
+                 num(r.get("time_median_s"))]
         best = min(peers, key=lambda p: p[0]) if peers else None
         for r in rows:
             if not is_kacc(r.get("impl")):
