@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Checks that a kacc report folder (scripts/kacc-report) is whole: every component (roofline,
 BLAS, SpMV) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
-report.html embeds every plot of report.md, no stated target is MISSING, the roofs bound the
-measurements (roof check), and every peer's thread count is recorded (and marked in the report
-when it is not kacc's).
+report.html embeds every plot of report.md, no plot panel holds more than 8 series, the report
+opens with the recommendation and it matches the one check_recommendation.py recomputes from the
+CSVs, no stated target is MISSING, the roofs bound the measurements (roof check), and every
+peer's thread count is recorded (and marked in the report when it is not kacc's).
 
   perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv] [--allow-incomplete]
 
@@ -18,6 +19,8 @@ import json
 import os
 import re
 import sys
+
+import check_recommendation
 
 PNG = b"\x89PNG\r\n\x1a\n"
 SUMMARY_COLS = ["check", "measured", "target", "holds", "note"]
@@ -41,8 +44,7 @@ COMPONENTS = {
                            "time_median_s", "time_min_s", "gflops", "gbs", "frac_read_bw",
                            "speedup_vs_fp64"],
         "spmv_accuracy.csv": ["matrix", "config", "seeds", "median_rel_error", "max_rel_error"],
-        "spmv_summary.csv": SUMMARY_COLS, "spmv.json": None, "plot_spmv_speedup.png": None,
-        "plot_spmv_error.png": None},
+        "spmv_summary.csv": SUMMARY_COLS, "spmv.json": None, "plot_spmv.png": None},
 }
 REPORT = {
     "report.md": None, "report.html": None, "run.json": None,
@@ -52,7 +54,14 @@ REPORT = {
     "report_targets.csv": ["component", "check", "measured", "target", "holds", "note"],
     "report_components.csv": ["component", "program", "status", "seconds", "detail",
                               "missing_files"],
+    "report_recommendation.csv": ["kernel", "shape", "budget", "choice", "storage",
+                                  "speedup_vs_fp64", "error", "pays_off", "reason"],
+    "report_model.csv": ["kernel", "shape", "config", "byte_ratio", "predicted_speedup",
+                         "conversion_values_per_s", "required_values_per_s", "measured_speedup",
+                         "measured_over_predicted"],
+    "report_plots.json": None,
 }
+MAX_SERIES = 8
 RUN_KEYS = ["cpu", "gpus", "execution_space", "threads", "kokkos_version", "kokkos_backends",
             "compiler", "cxx_flags", "kacc_version", "git_revision", "level", "programs", "peers"]
 
@@ -149,6 +158,30 @@ def main():
                 problems.append("report.html does not embed %s" % img)
         if not images and not missing_lines:
             problems.append("report.md has no plots and says nothing is MISSING")
+
+    # Plots: no panel with more than MAX_SERIES series (as the plot code recorded what it drew).
+    try:
+        with open(os.path.join(d, "report_plots.json")) as f:
+            figures = json.load(f).get("figures", {})
+        for img in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):
+            if img not in figures:
+                problems.append("report_plots.json: no series record for %s" % img)
+        for name, panels in figures.items():
+            for panel in panels:
+                if panel.get("series", 0) > MAX_SERIES:
+                    problems.append("%s: panel '%s' has %d series (at most %d): %s" % (
+                        name, panel.get("panel"), panel["series"], MAX_SERIES,
+                        ", ".join(panel.get("labels", []))))
+    except (OSError, ValueError) as e:
+        problems.append("report_plots.json: %s" % e)
+
+    # The first section says what to use, and it follows from the CSVs.
+    sections = re.findall(r"^## (.+)$", md, re.MULTILINE)
+    if md and (not sections or sections[0] != "What to use on this machine"):
+        problems.append("report.md does not open with 'What to use on this machine' (first "
+                        "section: %s)" % (sections[0] if sections else "none"))
+    if {"blas", "spmv"} & required:
+        problems += check_recommendation.problems(d)
 
     # Components: every required one ran to the end (a failed program is not a result).
     try:

@@ -214,6 +214,16 @@ struct settings {
   std::string python;
 };
 
+/// The usage --help prints, with the configurations this build knows.
+void print_usage() {
+  std::cout << "kacc-roofline [--quick|--full] [--out DIR] [--configs a,b,...] [--bytes N[KMG]]\n"
+               "              [--reps N] [--iterations 0,1,2,...] [--no-plot] [--python PATH]\n"
+               "exit status: 0 done, 1 error, 2 a measured point above a roof by more than 5%\n"
+               "configurations:";
+  for (const auto& k : known) std::cout << ' ' << k.name;
+  std::cout << '\n' << kacc_perf::kokkos_options_hint;
+}
+
 settings parse(int argc, char** argv, const kacc_perf::options& o) {
   settings s;
   const std::size_t llc = last_level_cache();
@@ -251,15 +261,6 @@ settings parse(int argc, char** argv, const kacc_perf::options& o) {
       s.plot = false;
     } else if (a == "--python") {
       s.python = value();
-    } else if (a == "--help" || a == "-h") {
-      std::cout
-          << "kacc-roofline [--quick|--full] [--out DIR] [--configs a,b,...] [--bytes N[KMG]]\n"
-             "              [--reps N] [--iterations 0,1,2,...] [--no-plot] [--python PATH]\n"
-             "exit status: 0 done, 1 error, 2 a measured point above a roof by more than 5%\n"
-             "configurations:";
-      for (const auto& k : known) std::cout << ' ' << k.name;
-      std::cout << '\n';
-      std::exit(0);
     } else {
       throw std::invalid_argument("kacc-roofline: unknown argument '" + a + "' (try --help)");
     }
@@ -317,7 +318,13 @@ struct check {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  const auto help = kacc_perf::requested_help(argc, argv);
+  if (help == kacc_perf::help_request::usage) {
+    print_usage();
+    return 0;
+  }
   Kokkos::ScopeGuard guard(argc, argv);
+  if (help == kacc_perf::help_request::kokkos) return 0;
   try {
     const auto options = kacc_perf::parse_options(argc, argv);
     const settings set = parse(argc, argv, options);

@@ -483,7 +483,24 @@ double openblas_dgemv_speedup(int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const auto help = kacc_perf::requested_help(argc, argv);
+  if (help == kacc_perf::help_request::usage) {
+    fmt::print(
+        "kacc-perf-blas [--quick|--full] [--out DIR] [--benchmark_filter=REGEX ...]\n"
+        "speed and accuracy of kacc DOT, GEMV and TRSV in every storage configuration against\n"
+        "OpenBLAS and Kokkos Kernels; writes blas_speed.csv, blas_accuracy.csv,\n"
+        "blas_summary.csv and blas.json into DIR (default: the current folder).\n"
+        "  --quick  smoke run, one size per kernel; --full  larger sizes, more repetitions\n"
+        "  --benchmark_*  Google Benchmark's options\n"
+        "{}",
+        kacc_perf::kokkos_options_hint);
+    return 0;
+  }
   Kokkos::initialize(argc, argv);
+  if (help == kacc_perf::help_request::kokkos) {
+    Kokkos::finalize();
+    return 0;
+  }
   int rc = 0;
   {
     const auto opt = kacc_perf::parse_options(argc, argv);

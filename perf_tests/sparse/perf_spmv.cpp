@@ -367,6 +367,24 @@ std::vector<std::pair<std::string, std::string>> matrix_files(const std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
+  const auto help = kacc_perf::requested_help(argc, argv);
+  if (help == kacc_perf::help_request::usage) {
+    fmt::print(
+        "kacc-perf-spmv [--quick|--full] [--out DIR] [--matrices DIR] [--benchmark_* ...]\n"
+        "speed and accuracy of kacc SpMV (CSR, ELL) in every storage configuration against\n"
+        "Kokkos Kernels, on a 27-point stencil, a power-law matrix and every .mtx/.mtx.gz file\n"
+        "of --matrices (default {}); writes spmv_speed.csv, spmv_accuracy.csv,\n"
+        "spmv_summary.csv and spmv.json into --out (default: the current folder).\n"
+        "  --quick  smoke run (smaller generated matrices); --full  longer, more repetitions\n"
+        "  --benchmark_*  Google Benchmark's options\n"
+        "{}",
+        KACC_DEFAULT_MATRICES, kacc_perf::kokkos_options_hint);
+    return 0;
+  }
+  if (help == kacc_perf::help_request::kokkos) {
+    Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
+    return 0;
+  }
   const auto opts = kacc_perf::parse_options(argc, argv);
   const std::string matrices_dir = take_matrices_option(argc, argv);
   if (!std::filesystem::is_directory(matrices_dir)) {

@@ -4,7 +4,14 @@ and perf_tests/check_report.py without running any benchmark. The numbers come f
 bandwidth model and mean nothing; every JSON says "synthetic_fixture": true.
 
   make_report_fixture.py OUTDIR [--omit roofline,blas,spmv] [--omit-file NAME]... [--bad-json]
-                         [--roof-fail] [--unequal-peer]
+                         [--roof-fail] [--unequal-peer] [--with-conversion] [--quick]
+
+By construction (what the recommendation must find): GEMV with LayoutRight, y = Aᵀ x gains
+nothing from compression (its compressed configurations move their bytes slowly:
+conversion-bound), TRSV is latency-bound (fp64 at 15% of the read bandwidth), the small matrix
+files are cache-resident with no gain; everything else follows the byte ratio. --quick writes
+one size per kernel, as kacc-report --quick does; --with-conversion adds conversion-throughput
+rows (kernel 'convert') to blas_speed.csv.
 """
 import argparse
 import csv
@@ -16,7 +23,15 @@ import random
 BYTES = {"fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2, "int16s": 2}
 BW = 12e9  # toy read bandwidth, bytes/s
 PEAK = {"fp64": 40e9, "fp32": 80e9}
+LLC = 32 << 20
+# Conversion throughput, values/s: fp32 below the 3e9 values/s the read bandwidth needs.
+CONVERSION = {"fp32": 2.5e9, "fp16": 7e9, "bf16": 8e9, "int16s": 6.5e9}
 EPS = {"fp64": 1.1e-16, "fp32": 6e-8, "fp16": 4.9e-4, "bf16": 3.9e-3, "int16s": 3e-5}
+
+
+def formats(config):
+    """'Acc<fp64,fp16>' -> ['fp64', 'fp16'], 'fp32' -> ['fp32']."""
+    return [t for t in config.replace("Acc<", "").replace(">", "").split(",")]
 
 
 def write(path, header, rows):
@@ -30,7 +45,8 @@ def run_json(program, bad, extra=None):
     d = {"program": program, "synthetic_fixture": True, "host": "fixture", "cpu": "Toy CPU",
          "execution_space": "OpenMP", "concurrency": 2, "kokkos_version": "3.4.1",
          "compiler": "12.2.0", "cxx_flags": "-O3 -march=native", "kacc_version": "0.1.0",
-         "git_revision": "fixture", "level": "quick", "repetitions": 5}
+         "git_revision": "fixture", "level": "quick", "repetitions": 5,
+         "last_level_cache_bytes": LLC}
     d.update(extra or {})
     text = json.dumps(d, indent=2)
     if bad:  # what a writer that forgets to quote a version produces
@@ -83,36 +99,50 @@ def roofline(out, bad, roof_fail):
     plt.close(fig)
 
 
-def blas(out, bad, unequal_peer):
+def blas(out, bad, unequal_peer, quick, with_conversion):
     speed, acc = [], []
     peer_threads = 1 if unequal_peer else 2
     configs = [("kacc", "fp64"), ("kacc", "fp64<-fp32"), ("kacc", "fp64<-fp16"),
                ("kacc", "fp64<-bf16"), ("kacc", "fp32"), ("openblas", "fp64"),
                ("openblas", "fp32"), ("kokkoskernels", "fp64")]
-    for kernel, sizes in (("dot", [10**k for k in range(3, 8)]), ("gemv", [256, 512, 1024, 2048,
-                          4096]), ("trsv", [256, 512, 1024, 2048, 4096])):
-        for n in sizes:
+    kernels = (("dot", [10**k for k in range(3, 8)], [("-", "-")]),
+               ("gemv", [256, 512, 1024, 2048, 4096], [(lay, tr) for lay in "LR" for tr in "NT"]),
+               ("trsv", [256, 512, 1024, 2048, 4096], [("L", "N")]))
+    for kernel, sizes, shapes in kernels:
+        for n in sizes[-1:] if quick else sizes:
             m = 1 if kernel == "dot" else n
             values = 2 * n if kernel == "dot" else m * n // (2 if kernel == "trsv" else 1)
             flops = 2 * values
-            for impl, cfg in configs:
-                st = cfg.split("<-")[-1]
-                eff = {"kacc": 0.9, "openblas": 0.95, "kokkoskernels": 0.8}[impl]
-                if kernel == "trsv":
-                    eff *= 0.5
-                small = 1 + 2e3 / values  # latency at small sizes
-                t = values * BYTES[st] / (BW * eff) * small * random.uniform(0.95, 1.05)
-                gbs = values * BYTES[st] / t / 1e9
-                speed.append([kernel, impl, cfg, "LayoutLeft" if kernel != "dot" else "",
-                              "N" if kernel != "dot" else "", m, n,
-                              peer_threads if impl == "openblas" else 2, t, t * 0.95,
-                              flops / t / 1e9, gbs, gbs / 12.1])
+            for layout, trans in shapes:
+                t64 = None
+                for impl, cfg in configs:
+                    st = cfg.split("<-")[-1]
+                    eff = {"kacc": 0.9, "openblas": 0.95, "kokkoskernels": 0.8}[impl]
+                    small = 1 + 2e3 / values  # latency at small sizes
+                    t = values * BYTES[st] / (BW * eff) * small * random.uniform(0.97, 1.03)
+                    if kernel == "trsv":  # dependences, not bytes, set the time
+                        t = values * 8 / (BW * 0.15) * random.uniform(0.97, 1.03)
+                    if (layout, trans) == ("R", "T") and impl == "kacc" and t64:
+                        t = t64 * random.uniform(0.95, 1.0)  # conversion-bound
+                    if impl == "kacc" and cfg == "fp64":
+                        t64 = t
+                    gbs = values * BYTES[st] / t / 1e9
+                    speed.append([kernel, impl, cfg, layout, trans, m, n,
+                                  peer_threads if impl == "openblas" else 2, t, t * 0.95,
+                                  flops / t / 1e9, gbs, gbs / 12.1])
             for cfg in ("fp64", "fp64<-fp32", "fp64<-fp16", "fp64<-bf16", "fp32"):
                 st = cfg.split("<-")[-1]
                 u = EPS[st] if cfg != "fp32" else EPS["fp32"] * math.sqrt(n) / 10
-                for dist in ("uniform(0,1)", "normal(0,1)"):
-                    e = u * random.uniform(0.3, 1.0) * (3 if dist.startswith("normal") else 1)
-                    acc.append([kernel, cfg, dist, n, e, e * 4, 5])
+                for acc_kernel in (("trsv_L", "trsv_U") if kernel == "trsv" else (kernel,)):
+                    for dist in ("uniform", "normal"):
+                        e = u * random.uniform(0.3, 1.0) * (3 if dist == "normal" else 1)
+                        acc.append([acc_kernel, cfg, dist, n, e, e * 4, 5])
+    if with_conversion:
+        n = 1 << 24
+        for st, rate in sorted(CONVERSION.items()):
+            t = n / rate
+            speed.append(["convert", "kacc", "fp64<-" + st, "-", "-", 1, n, 2, t, t * 0.97,
+                          0, n * (8 + BYTES[st]) / t / 1e9, n * (8 + BYTES[st]) / t / 12.1e9])
     write(os.path.join(out, "blas_speed.csv"), "kernel,impl,config,layout,trans,m,n,threads,"
           "time_median_s,time_min_s,gflops,gbs,frac_read_bw".split(","), speed)
     write(os.path.join(out, "blas_accuracy.csv"), "kernel,config,distribution,n,median_rel_error,"
@@ -132,22 +162,32 @@ def blas(out, bad, unequal_peer):
 
 def spmv(out, bad):
     speed, acc = [], []
-    mats = [("laplace2d_512", 262144, 1308672), ("laplace3d_64", 262144, 1810432),
+    # stencil27 and power_law as kacc-perf-spmv generates them; two matrix files out of cache,
+    # two small enough to stay in the last-level cache (no gain from compression there).
+    mats = [("stencil27", 262144, 6859000), ("power_law", 300000, 2900000),
             ("banded_w11", 500000, 5499970), ("random_r16", 200000, 3200000),
-            ("powerlaw", 300000, 2900000)]
+            ("west0479", 479, 1888), ("bcsstk13", 2003, 83883)]
     for name, rows, nnz in mats:
         t64 = None
-        for impl, cfg in (("kacc", "fp64"), ("kacc", "fp64<-fp32"), ("kacc", "fp64<-fp16"),
-                          ("kacc", "fp64<-bf16"), ("kokkoskernels", "fp64")):
-            st = cfg.split("<-")[-1]
+        for impl, cfg in (("kacc_csr", "fp64"), ("kacc_csr", "Acc<fp64,fp32>"),
+                          ("kacc_csr", "Acc<fp64,fp16>"), ("kacc_csr", "Acc<fp64,bf16>"),
+                          ("kacc_csr", "fp32"), ("kokkoskernels", "fp64"),
+                          ("kokkoskernels", "fp32")):
+            st = formats(cfg)[-1]
             byts = nnz * (BYTES[st] + 4) + rows * 8 * 2
-            t = byts / (BW * (0.8 if impl == "kacc" else 0.75)) * random.uniform(0.95, 1.1)
-            if cfg == "fp64" and impl == "kacc":
+            t = byts / (BW * (0.8 if impl.startswith("kacc") else 0.75)) * random.uniform(
+                0.95, 1.1)
+            if nnz * 12 < LLC and impl.startswith("kacc"):  # cache-resident: launch-bound
+                t = 8e-6 * random.uniform(0.98, 1.02)
+            if cfg == "fp64" and impl.startswith("kacc"):
                 t64 = t
-            speed.append([name, rows, nnz, impl, cfg, "csr", 2, t, t * 0.95, 2 * nnz / t / 1e9,
-                          byts / t / 1e9, byts / t / 12.1e9, t64 / t if t64 else ""])
-        for cfg in ("fp64", "fp64<-fp32", "fp64<-fp16", "fp64<-bf16", "fp32"):
-            e = EPS[cfg.split("<-")[-1]] * random.uniform(0.2, 1)
+            speed.append([name, rows, nnz, impl, cfg, "auto:row", 2, t, t * 0.95,
+                          2 * nnz / t / 1e9, byts / t / 1e9, byts / t / 12.1e9,
+                          t64 / t if t64 else ""])
+        if name in ("stencil27", "power_law"):
+            continue  # kacc-perf-spmv measures accuracy on the matrix files only
+        for cfg in ("fp64", "Acc<fp64,fp32>", "Acc<fp64,fp16>", "Acc<fp64,bf16>", "fp32"):
+            e = EPS[formats(cfg)[-1]] * random.uniform(0.2, 1)
             acc.append([name, cfg, 3, e, 3 * e])
     write(os.path.join(out, "spmv_speed.csv"), "matrix,rows,nnz,impl,config,kernel,threads,"
           "time_median_s,time_min_s,gflops,gbs,frac_read_bw,speedup_vs_fp64".split(","), speed)
@@ -167,6 +207,9 @@ def main():
     p.add_argument("--bad-json", action="store_true", help="write an unquoted version string")
     p.add_argument("--roof-fail", action="store_true", help="put a point above its roof")
     p.add_argument("--unequal-peer", action="store_true", help="OpenBLAS on fewer threads")
+    p.add_argument("--quick", action="store_true", help="one size per BLAS kernel")
+    p.add_argument("--with-conversion", action="store_true",
+                   help="conversion-throughput rows in blas_speed.csv")
     p.add_argument("--seed", type=int, default=7)
     a = p.parse_args()
     random.seed(a.seed)
@@ -175,7 +218,7 @@ def main():
     if "roofline" not in omit:
         roofline(a.out, a.bad_json, a.roof_fail)
     if "blas" not in omit:
-        blas(a.out, a.bad_json, a.unequal_peer)
+        blas(a.out, a.bad_json, a.unequal_peer, a.quick, a.with_conversion)
     if "spmv" not in omit:
         spmv(a.out, a.bad_json)
     for f in a.omit_file:

@@ -2,7 +2,7 @@
 result folder that the perf programs have filled (or partly filled).
 
   PYTHONPATH=scripts python3 -m report.generate DIR [--steps FILE] [--build-dir B] [--level L]
-      [--space S] [--threads N] [--incomplete REASON] [--elapsed SECONDS]
+      [--space S] [--threads N] [--incomplete REASON] [--elapsed SECONDS] [--error-budget E,..]
 """
 import argparse
 import datetime
@@ -10,8 +10,8 @@ import json
 import os
 import sys
 
-from . import machine, plots, summary
-from .data import fmt_num, fmt_ratio, load_json, read_csv, write_csv
+from . import machine, plots, recommend, summary
+from .data import fmt_num, fmt_ratio, load_json, num, read_csv, write_csv
 from .document import Document
 
 # What each program is expected to write (the contract shared with the perf programs).
@@ -88,6 +88,131 @@ def _csv_cell(v):
     return fmt_num(v, 4) if isinstance(v, float) else v
 
 
+KERNEL_NAMES = {"gemv": "GEMV", "dot": "DOT", "trsv": "TRSV", "spmv": "SpMV"}
+_LAYOUT_WORDS = {"L": "LayoutLeft", "R": "LayoutRight"}
+_TRANS_WORDS = {"gemv": {"N": "y = A x", "T": "y = Aᵀ x"},
+                "trsv": {"N": "solve A x = b", "T": "solve Aᵀ x = b"}}
+
+
+def _shape_words(kernel, shape):
+    """'L T' as 'LayoutLeft, y = Aᵀ x'; DOT's '-' as 'x · y'; SpMV classes as they are."""
+    if kernel == "spmv":
+        return shape
+    if shape == "-":
+        return "x · y" if kernel == "dot" else ""
+    words = _TRANS_WORDS.get(kernel, {})
+    return ", ".join(_LAYOUT_WORDS.get(p, words.get(p, p)) for p in shape.split())
+
+
+def _tag(reason):
+    """The reason's first words ('cache-resident', 'latency-bound', 'error budget')."""
+    return reason.split(":")[0].split(" (")[0]
+
+
+# A speed-up this far beyond the byte ratio is not explained by moving fewer bytes.
+BEYOND_BYTE_RATIO = 1.5
+
+
+def _beyond_bytes(r):
+    return r["pays_off"] == "yes" and r.get("byte_ratio") and \
+        r["speedup_vs_fp64"] > BEYOND_BYTE_RATIO * r["byte_ratio"]
+
+
+def recommendation_section(d, recs, budgets, rates, level):
+    """The first screen: per kernel shape and error budget, what to store the data in."""
+    d.h(2, "What to use on this machine")
+    if level == "quick":
+        d.p("**Level quick**: one small size per kernel, a check of the pipeline; run "
+            "`scripts/kacc-report` without `--quick` before deciding.")
+    if not recs:
+        d.p("MISSING: no BLAS or SpMV timings with a kacc fp64 baseline, so there is nothing to "
+            "recommend.")
+        return
+    labels = [recommend.budget_label(b) for b in budgets]
+    by = {(r["kernel"], r["shape"], r["budget"]): r for r in recs}
+    shapes = list(dict.fromkeys((r["kernel"], r["shape"]) for r in recs))
+    shapes.sort(key=lambda ks: (["gemv", "dot", "trsv", "spmv"].index(ks[0])
+                                if ks[0] in KERNEL_NAMES else 9, ks[1]))
+
+    def cell(r):
+        if r is None:
+            return "NaN"
+        if r["pays_off"] == "yes":
+            return "**%s** %.2f×%s, error %.0e" % (
+                plots.display_config(r["choice"]), r["speedup_vs_fp64"],
+                " †" if _beyond_bytes(r) else "", r["error"])
+        tag = _tag(r["reason"])
+        return "fp64: %s" % ("none within budget" if tag == "error budget" else tag)
+
+    d.p("Per kernel and relative error budget: the kacc configuration (arithmetic<-storage) "
+        "with the shortest time whose worst measured error is within the budget, with its "
+        "speed-up over kacc fp64 and its error; **fp64** where no compressed format is at "
+        "least %.2f× faster, with the reason." % recommend.PAYS_OFF_SPEEDUP)
+    d.table(["Kernel", "Shape"] + ["error ≤ " + b if b != "fp64-level" else "fp64-level"
+                                   for b in labels],
+            [[KERNEL_NAMES.get(k, k), _shape_words(k, sh)] + [cell(by.get((k, sh, b)))
+                                                             for b in labels]
+             for k, sh in shapes], ["l", "l"] + ["l"] * len(labels))
+    why = []
+    for k, sh in shapes:
+        seen = set()
+        for b in labels:
+            r = by.get((k, sh, b))
+            if r is None or r["pays_off"] == "yes" or r["reason"] in seen or \
+                    _tag(r["reason"]) == "error budget":
+                continue
+            seen.add(r["reason"])
+            why.append("%s %s (%s): %s" % (
+                KERNEL_NAMES.get(k, k), _shape_words(k, sh),
+                b if b == "fp64-level" else "error ≤ " + b, r["reason"]))
+    if why:
+        d.p("Why no compressed format pays off:")
+        d.items(why)
+    kernels = list(dict.fromkeys(
+        "%s, %s: %s" % (r["shape"], plots.display_config(r["choice"]), " / ".join(r["kernels"]))
+        for r in recs if r["kernel"] == "spmv" and r["pays_off"] == "yes" and r["kernels"]))
+    if kernels:
+        d.p("SpMV kernel (implementation and kernel per matrix) of each recommended "
+            "configuration: " + "; ".join(kernels) + ".")
+    if any(_beyond_bytes(r) for r in recs):
+        d.p("† more than %g× the byte ratio (the most that moving fewer bytes explains): fp64 "
+            "is not bandwidth-bound there (cache, latency) or the timing is noisy; see the "
+            "model check." % BEYOND_BYTE_RATIO)
+    conv = ", ".join("%s %s values/s" % (st, fmt_num(v)) for st, v in sorted(rates.items()))
+    d.p("fp64-level: within %g× fp64's own error; fp32: plain fp32 storage and arithmetic. "
+        "Error: worst median relative error over the kernel's accuracy runs. Time: BLAS at each "
+        "kernel's largest size, SpMV as geometric mean over the matrices of a class. Conversion "
+        "throughput: %s. All rows with their reasons: `report_recommendation.csv`." % (
+            recommend.FP64_LEVEL_FACTOR, conv or "not measured in this run"))
+
+
+def model_section(d, model, rates):
+    """Speed-up predicted from bytes and bandwidth (and conversion rate) beside the measured."""
+    d.h(2, "Model check: predicted against measured speed-up")
+    if not model:
+        d.p("MISSING: no kernel with a kacc fp64 time, a byte count and a read bandwidth.")
+        return
+    d.p("Predicted: time = bytes moved / measured STREAM read bandwidth%s; speed-up = "
+        "fp64's predicted time over the configuration's. Measured / predicted near 1: the "
+        "machine behaves as the bandwidth model says; well below 1: something other than "
+        "bytes (conversion, latency, cache) sets the time; above 1: fp64 is not bandwidth-bound "
+        "(e.g. cache-resident)." % (", or values / measured conversion rate when that is longer"
+                                    if rates else " (no conversion throughput in this run)"))
+    d.table(["Kernel", "Shape", "Config", "Byte ratio", "Predicted", "Measured",
+             "Measured / predicted", "Conversion (needed) values/s"],
+            [[KERNEL_NAMES.get(r["kernel"], r["kernel"]), _shape_words(r["kernel"], r["shape"]),
+              plots.display_config(r["config"]), "%.2f" % r["byte_ratio"],
+              fmt_ratio(r["predicted_speedup"]), fmt_ratio(r["measured_speedup"]),
+              "%.2f" % r["measured_over_predicted"],
+              "%s (%s)" % (fmt_num(r["conversion_values_per_s"]),
+                           fmt_num(r["required_values_per_s"]))
+              if r["conversion_values_per_s"] else "not measured (%s)" % fmt_num(
+                  r["required_values_per_s"]) if r["required_values_per_s"] else "no conversion"]
+             for r in model],
+            ["l", "l", "l", "r", "r", "r", "r", "r"])
+    d.p("All rows: `report_model.csv`.")
+
+
 def build(args):
     out = os.path.abspath(args.dir)
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -110,6 +235,21 @@ def build(args):
     targ = summary.targets([(c, read_csv(os.path.join(out, c + "_summary.csv")))
                             for c, _, _ in COMPONENTS])
 
+    settings = {"level": args.level, "space": args.space, "threads": args.threads,
+                "complete": not args.incomplete, "incomplete_reason": args.incomplete or "",
+                "elapsed_s": args.elapsed, "generated": datetime.datetime.now().isoformat(
+                    timespec="seconds"), "components": {c["component"]: c["status"]
+                                                        for c in comps},
+                "roof_check": roofs.get("check", "MISSING")}
+    info = machine.gather(root, args.build_dir, out, settings, [c for c, _, _ in COMPONENTS])
+    llc = max((int(num(p.get("last_level_cache_bytes")) or 0)
+               for p in info.get("programs", {}).values() if isinstance(p, dict)), default=0)
+    budgets = recommend.parse_budgets(args.error_budget)
+    rates = recommend.conversion_rates(bs)
+    shapes = recommend.blas_shapes(bs, ba, llc) + recommend.spmv_shapes(ss, sa, llc)
+    recs = recommend.recommend(shapes, budgets, rates)
+    model = recommend.model_rows(shapes, rates)
+
     # Plots: each expected one is drawn, or named MISSING with the reason.
     figures, missing_plots = {}, []
 
@@ -118,7 +258,7 @@ def build(args):
         try:
             path = fn()
         except Exception as e:  # a plot must never sink the report
-            why = "plotting failed: %s" % e
+            why = "plotting failed: %s: %s" % (type(e).__name__, e)
         if path:
             figures[name] = path
         else:
@@ -126,18 +266,14 @@ def build(args):
 
     plot("plot_roofline", lambda: plots.roofline(rf, roofs, out), "no roofline.csv data")
     for k in BLAS_KERNELS:
-        plot("plot_blas_" + k, lambda k=k: plots.blas_kernel(k, bs, ba, out),
+        plot("plot_blas_" + k, lambda k=k: plots.blas_kernel(k, bs, ba, budgets, out),
              "no %s rows in blas_speed.csv or blas_accuracy.csv" % k)
-    plot("plot_spmv_speedup", lambda: plots.spmv_speedup(ss, out), "no spmv_speed.csv data")
-    plot("plot_spmv_error", lambda: plots.spmv_error(sa, out), "no spmv_accuracy.csv data")
-
-    settings = {"level": args.level, "space": args.space, "threads": args.threads,
-                "complete": not args.incomplete, "incomplete_reason": args.incomplete or "",
-                "elapsed_s": args.elapsed, "generated": datetime.datetime.now().isoformat(
-                    timespec="seconds"), "components": {c["component"]: c["status"]
-                                                        for c in comps},
-                "roof_check": roofs.get("check", "MISSING")}
-    info = machine.gather(root, args.build_dir, out, settings, [c for c, _, _ in COMPONENTS])
+    plot("plot_spmv", lambda: plots.spmv(ss, sa, budgets, llc, out),
+         "no spmv_speed.csv or spmv_accuracy.csv data")
+    with open(os.path.join(out, "report_plots.json"), "w") as f:
+        json.dump({"max_series": plots.MAX_SERIES, "figures": plots.PANEL_SERIES,
+                   "format_colors": plots.FORMAT_COLORS}, f, indent=1)
+        f.write("\n")
     with open(os.path.join(out, "run.json"), "w") as f:
         json.dump(info, f, indent=2, sort_keys=False)
         f.write("\n")
@@ -147,6 +283,10 @@ def build(args):
     write_csv(os.path.join(out, "report_summary.csv"), summary.SUMMARY_HEADER, fmt_summ)
     write_csv(os.path.join(out, "report_targets.csv"), summary.TARGETS_HEADER, targ)
     write_csv(os.path.join(out, "report_components.csv"), COMPONENTS_HEADER, comps)
+    write_csv(os.path.join(out, "report_recommendation.csv"), recommend.RECOMMENDATION_HEADER,
+              [{k: _csv_cell(v) for k, v in r.items()} for r in recs])
+    write_csv(os.path.join(out, "report_model.csv"), recommend.MODEL_HEADER,
+              [{k: _csv_cell(v) for k, v in r.items()} for r in model])
 
     # ------------------------------------------------------------------ the document
     d = Document()
@@ -160,6 +300,12 @@ def build(args):
         info["cpu"], gpu, info["kokkos_version"], info["execution_space"] or "?",
         info["threads"] or info["concurrency"] or "?", args.level, info["kacc_version"],
         info["git_revision"], settings["generated"]))
+    if any(isinstance(p, dict) and p.get("synthetic_fixture")
+           for p in info.get("programs", {}).values()):
+        d.p("**Synthetic fixture**: the results come from perf_tests/testdata/"
+            "make_report_fixture.py's toy model, not from measurements.")
+    recommendation_section(d, recs, budgets, rates, args.level)
+    d.h(2, "This run")
     meas = []
     if stream:
         meas.append("STREAM " + ", ".join("%s %.1f GB/s" % (k, stream[k])
@@ -214,6 +360,8 @@ def build(args):
     else:
         d.p("MISSING: no BLAS or SpMV results in this folder, so there is nothing to summarise.")
 
+    model_section(d, model, rates)
+
     d.h(2, "Targets")
     if targ:
         held = sum(1 for t in targ if t["holds"] == "yes")
@@ -244,9 +392,9 @@ def build(args):
 
     d.h(2, "Roofline and bandwidth")
     if "plot_roofline" in figures:
-        d.img(figures["plot_roofline"], "Roofline: median GFLOP/s against FLOP per byte moved, "
-              "per configuration, under the measured roofs (FMA probe peaks; bandwidth roof = "
-              "highest STREAM traffic)")
+        d.img(figures["plot_roofline"], "Roofline, one panel per arithmetic precision: median "
+              "GFLOP/s against FLOP per byte moved, per storage format, under the measured roofs "
+              "(FMA probe peak; bandwidth roof = highest STREAM traffic)")
     if stream_rows:
         hdr = list(stream_rows[0].keys())
         d.table(hdr, [[r.get(h, "") for h in hdr] for r in stream_rows])
@@ -256,14 +404,14 @@ def build(args):
     d.h(2, "BLAS: GEMV, DOT, TRSV")
     for k in BLAS_KERNELS:
         if "plot_blas_" + k in figures:
-            d.img(figures["plot_blas_" + k], "%s: effective bandwidth, time relative to fp64 and "
-                  "median relative error against size" % k.upper())
+            d.img(figures["plot_blas_" + k], "%s: time relative to kacc fp64 per configuration "
+                  "(one panel per shape; red bar: the byte-ratio limit; grey: peers), and the "
+                  "error per configuration (green: error budgets)" % k.upper())
 
     d.h(2, "SpMV")
-    for name, alt in (("plot_spmv_speedup", "SpMV speedup over fp64 per matrix"),
-                      ("plot_spmv_error", "SpMV median relative error per matrix (log scale)")):
-        if name in figures:
-            d.img(figures[name], alt)
+    if "plot_spmv" in figures:
+        d.img(figures["plot_spmv"], "SpMV: time relative to kacc fp64 per matrix class (red "
+              "bar: the byte-ratio limit; grey: Kokkos Kernels), and the error per configuration")
 
     d.h(2, "Files")
     files = sorted(f for f in os.listdir(out) if f.endswith((".csv", ".json", ".png")))
@@ -303,9 +451,16 @@ def main(argv=None):
     p.add_argument("--threads", default="")
     p.add_argument("--incomplete", default="", help="reason the run is incomplete")
     p.add_argument("--elapsed", type=float, default=None)
+    p.add_argument("--error-budget", action="append", default=[], metavar="E[,E...]",
+                   help="relative error budgets to recommend for, besides fp64-level, 1e-10 "
+                        "and 1e-6")
     args = p.parse_args(argv)
     if not os.path.isdir(args.dir):
         sys.exit("report: no such folder: %s" % args.dir)
+    try:
+        recommend.parse_budgets(args.error_budget)
+    except ValueError as e:
+        sys.exit("report: --error-budget: %s" % e)
     out, summ, targ, comps = build(args)
     held = sum(1 for t in targ if t["holds"] == "yes")
     print("report: %s/report.md (%d summary rows, %d/%d targets hold, components: %s)" % (

@@ -1,72 +1,390 @@
-"""The report's plots. Each function writes one PNG and returns its path, or None (no data)."""
+"""The report's plots. Each function writes one PNG and returns its path, or None (no data).
+
+Every plot is a row of small panels sharing one vertical axis: one row per configuration, in
+the same order everywhere (CONFIG_ORDER), and one colour per storage format in every plot
+(FORMAT_COLORS). A panel holds at most MAX_SERIES series; what each panel drew is recorded in
+PANEL_SERIES, which generate.py writes to report_plots.json for check_report.py.
+"""
 import os
+import re
+import textwrap
 from collections import defaultdict
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
-from .data import formats_of, is_kacc, is_pure, num, storage_of  # noqa: E402
+from .data import formats_of, geomean, is_kacc, is_pure, num, storage_of  # noqa: E402
+from .recommend import STORAGE_BYTES, spmv_class  # noqa: E402
 
-# One colour per storage format, one line style per implementation, across all plots.
-_COLORS = {"fp64": "#222222", "fp32": "#1f77b4", "fp16": "#ff7f0e", "bf16": "#2ca02c",
-           "int16s": "#9467bd", "int8s": "#8c564b", "int32s": "#e377c2"}
-_EXTRA = ["#17becf", "#bcbd22", "#7f7f7f", "#d62728"]
-_STYLES = {"kacc": "-", "openblas": "--", "kokkoskernels": ":", "cublas": "--", "rocblas": "--"}
-_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+MAX_SERIES = 8
+# One colour per storage format, in every plot (colour-blind-safe Okabe-Ito order).
+FORMAT_COLORS = {"fp64": "#000000", "fp32": "#0072B2", "bf16": "#009E73", "fp16": "#E69F00",
+                 "int32s": "#56B4E9", "int16s": "#CC79A7", "int8s": "#D55E00"}
+_OTHER_COLOR = "#999999"
+CONFIG_ORDER = ["fp64", "fp32", "int32s", "bf16", "fp16", "int16s", "int8s"]
+_PEER_MARKERS = {"openblas": "D", "kokkoskernels": "^", "cublas": "D", "rocblas": "D"}
+_PEER_NAMES = {"openblas": "OpenBLAS", "kokkoskernels": "Kokkos Kernels"}
+_LAYOUT = {"L": "LayoutLeft", "R": "LayoutRight"}
+_TRANS = {"N": "y = A x", "T": "y = Aᵀ x"}
+
+# {png file name: [{"panel": title, "series": count, "labels": [...]}, ...]}
+PANEL_SERIES = {}
 
 plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
-                     "legend.fontsize": 8, "figure.dpi": 110})
+                     "legend.fontsize": 9, "figure.dpi": 100})
 
 
-def _color(config, _cache={}):
+def format_color(config):
+    """The colour of a configuration: that of its storage format."""
+    return FORMAT_COLORS.get(storage_of(config), _OTHER_COLOR)
+
+
+def display_config(config):
+    """A configuration as 'arith<-storage' whatever the program's spelling (Acc<fp64,fp16>)."""
+    m = re.match(r"^Acc<\s*(\w+)\s*,\s*(\w+)\s*>$", config or "")
+    return "%s<-%s" % m.groups() if m else config
+
+
+def config_key(config):
+    """Sort key: storage from widest to narrowest, fp64 arithmetic before narrower."""
     st = storage_of(config)
-    if st in _COLORS:
-        return _COLORS[st]
-    if st not in _cache:
-        _cache[st] = _EXTRA[len(_cache) % len(_EXTRA)]
-    return _cache[st]
-
-
-def _marker(config):
-    """Marker by arithmetic format (the first format named): fp64 filled circle, others hollow."""
     f = formats_of(config)
-    arith = f[0] if f else "fp64"
-    if arith == "fp64":
-        return dict(marker="o", ms=4)
-    return dict(marker="s", ms=5, mfc="white")
+    return (CONFIG_ORDER.index(st) if st in CONFIG_ORDER else len(CONFIG_ORDER),
+            0 if not f or f[0] == "fp64" else 1, display_config(config))
 
 
-def _size_ticks(ax, values):
-    """Log x axis; base 2 with plain numbers when the sizes span less than three decades."""
-    vals = [v for v in values if v]
-    if vals and max(vals) / min(vals) < 1000:
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
-    else:
-        ax.set_xscale("log")
+def _peer_name(impl):
+    i = (impl or "").lower()
+    return next((v for k, v in _PEER_NAMES.items() if i.startswith(k)), impl)
 
 
-def _style(impl):
-    impl = (impl or "kacc").lower()
-    return next((s for k, s in _STYLES.items() if impl.startswith(k)), "-.")
+def _peer_marker(impl):
+    i = (impl or "").lower()
+    return next((v for k, v in _PEER_MARKERS.items() if i.startswith(k)), "v")
 
 
 def _save(fig, path):
-    fig.tight_layout()
+    PANEL_SERIES[os.path.basename(path)] = [
+        {"panel": ax.get_title() or ax.get_label(), "series": len(_series(ax)),
+         "labels": _series(ax)} for ax in fig.axes if ax.get_visible()]
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path
 
 
+def _series(ax):
+    """What a panel drew: its lines, point sets and bar sets (texts and grid are not series)."""
+    return [a.get_label() for a in list(ax.lines) + list(ax.collections)] + \
+        [c.get_label() for c in ax.containers]
+
+
+def _ratio_text(v):
+    return "%g" % v if v >= 1 else "1/%g" % (1 / v)
+
+
+def _ratio_axis(ax, lo, hi):
+    """Log-2 axis for time ratios, ticks as 1/4, 1/2, 1, 2."""
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(lo / 1.5, hi * 1.5)
+    ax.xaxis.set_major_locator(LogLocator(base=2, numticks=7))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _ratio_text(v)))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _panel_values(panel):
+    return [v for v in list(panel["limit"].values()) + list(panel["main"].values()) +
+            [x for vs in panel["others"].values() for x in vs] +
+            [x for m in panel["peers"].values() for x in m.values()] + [1.0] if v and v > 0]
+
+
+# ------------------------------------------------------------------ one panel
+def _time_panel(ax, rows, panel, lo, hi):
+    """Time relative to kacc fp64, one row per configuration: the filled dot at the reference
+    size, hollow dots at the other sizes, a bar at the byte-ratio limit, peers as marks."""
+    y = {c: i for i, c in enumerate(rows)}
+    ax.axvline(1.0, color="#444444", lw=0.9, label="kacc fp64 (= 1)")
+    lim = [(v, y[c]) for c, v in panel["limit"].items() if c in y and v]
+    if lim:
+        ax.scatter([v for v, _ in lim], [r for _, r in lim], marker="|", s=260, lw=2.2,
+                   color="#d62728", zorder=2, label="byte-ratio limit (time if only bytes "
+                   "counted)")
+    other = [(v, y[c], format_color(c)) for c, vs in panel["others"].items() if c in y
+             for v in vs if v]
+    if other:
+        ax.scatter([v for v, _, _ in other], [r for _, r, _ in other], s=22, zorder=3,
+                   facecolors="none", edgecolors=[k for _, _, k in other], lw=1,
+                   label=panel["others_label"])
+    main = [(v, y[c], format_color(c)) for c, v in panel["main"].items() if c in y and v]
+    if main:
+        ax.scatter([v for v, _, _ in main], [r for _, r, _ in main], s=64, zorder=4,
+                   color=[k for _, _, k in main], edgecolors="white", lw=0.6,
+                   label=panel["main_label"])
+        for v, r, _ in main:
+            ax.annotate("%.2f" % v, (v, r), xytext=(0, 5), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=8.5)
+    for impl, marks in sorted(panel["peers"].items()):
+        pts = [(v, y[c]) for c, v in marks.items() if c in y and v]
+        if pts:
+            ax.scatter([v for v, _ in pts], [r + 0.28 for _, r in pts], marker=_peer_marker(impl),
+                       s=30, color="#777777", zorder=3, label=_peer_name(impl))
+    _ratio_axis(ax, lo, hi)
+    ax.set_title("\n".join(line for part in panel["title"].split("\n")
+                            for line in textwrap.wrap(part, 24)), fontsize=10)
+    ax.set_xlabel("time / kacc fp64 (lower is faster)", fontsize=9)
+    if not main and not other:
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+
+
+def _error_panel(ax, rows, errors, budgets):
+    """Worst median relative error per configuration (filled), every measurement (hollow),
+    the numeric error budgets as vertical lines."""
+    y = {c: i for i, c in enumerate(rows)}
+    other = [(v, y[c], format_color(c)) for c, vs in errors["all"].items() if c in y
+             for v in vs if v]
+    if other:
+        ax.scatter([v for v, _, _ in other], [r for _, r, _ in other], s=22, facecolors="none",
+                   edgecolors=[k for _, _, k in other], lw=1, zorder=3,
+                   label="each distribution / size / matrix")
+    worst = [(v, y[c], format_color(c)) for c, v in errors["worst"].items() if c in y and v]
+    if worst:
+        ax.scatter([v for v, _, _ in worst], [r for _, r, _ in worst], s=64,
+                   color=[k for _, _, k in worst], edgecolors="white", lw=0.6, zorder=4,
+                   label="worst (used for the recommendation)")
+    for b in [b for b in budgets if not isinstance(b, str)][:MAX_SERIES - 2]:
+        ax.axvline(b, color="#2ca02c", lw=1, ls="--", label="error budget %.0e" % b)
+        ax.annotate("%.0e" % b, (b, 1.0), xycoords=("data", "axes fraction"), fontsize=7,
+                    color="#2ca02c", ha="left", va="top", rotation=90)
+    vals = [v for v, _, _ in other + worst] + [b for b in budgets if not isinstance(b, str)]
+    ax.set_xscale("log")
+    if vals:
+        ax.set_xlim(min(vals) / 5, max(vals) * 5)
+    ax.xaxis.set_major_locator(LogLocator(base=10, numticks=6))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_title(errors["title"], fontsize=10)
+    ax.set_xlabel("median relative error (vs exact)", fontsize=9)
+    if not worst:
+        ax.text(0.5, 0.5, "no accuracy data", ha="center", va="center", transform=ax.transAxes)
+
+
+def _figure(name, title, rows, panels, errors, budgets, out_dir, note):
+    """A row of time panels and one error panel, sharing the configuration axis."""
+    n = len(panels) + (1 if errors else 0)
+    height = 0.38 * len(rows) + 1.9
+    fig, axes = plt.subplots(1, n, figsize=(min(2.5 * n + 1.6, 12), height), sharey=True,
+                             squeeze=False)
+    axes = axes[0]
+    # One time scale across the panels, so shapes compare at a glance.
+    values = [v for panel in panels for v in _panel_values(panel)]
+    for ax, panel in zip(axes, panels):
+        _time_panel(ax, rows, panel, min(values), max(values))
+    if errors:
+        _error_panel(axes[-1], rows, errors, budgets)
+    axes[0].set_yticks(range(len(rows)))
+    axes[0].set_yticklabels([display_config(r) for r in rows])
+    for label, r in zip(axes[0].get_yticklabels(), rows):
+        label.set_color(format_color(r) if storage_of(r) != "fp64" else "#000000")
+    axes[0].set_ylim(len(rows) - 0.5, -0.7)
+    for ax in axes:
+        ax.grid(axis="y", alpha=0)
+    handles, seen = [], set()
+    for ax in axes:
+        for lab in ax.get_legend_handles_labels()[1]:
+            key = "error budget" if lab.startswith("error budget") else lab
+            if key not in seen:
+                seen.add(key)
+                handles.append(_legend_handle(lab))
+    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
+    fig.tight_layout(rect=(0, 0.0, 1, 0.97))
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=min(4, len(handles)), frameon=False, fontsize=8)
+    if note:
+        fig.text(0.01, -0.02 - 0.045 * ((len(handles) + 3) // 4) * 4.5 / height, note,
+                 fontsize=8, color="#555555", va="top")
+    return _save(fig, os.path.join(out_dir, name))
+
+
+def _legend_handle(label):
+    """A legend entry in neutral grey: colour means storage format, shown on the y axis."""
+    grey = "#555555"
+    if label.startswith("kacc fp64"):
+        return Line2D([], [], color="#444444", lw=0.9, label=label)
+    if label.startswith("byte-ratio"):
+        return Line2D([], [], ls="", marker="|", markersize=11, mew=2, color="#d62728",
+                      label=label)
+    if label.startswith("error budget"):
+        return Line2D([], [], color="#2ca02c", lw=1, ls="--", label="error budget")
+    peer = {v: k for k, v in _PEER_NAMES.items()}.get(label)
+    if peer:
+        return Line2D([], [], ls="", marker=_PEER_MARKERS[peer], color="#777777", label=label)
+    hollow = label.startswith(("each", "smaller"))
+    return Line2D([], [], ls="", marker="o", markersize=6 if hollow else 8, color=grey,
+                  mfc="none" if hollow else grey, label=label)
+
+
+# ------------------------------------------------------------------ BLAS
+def _size_of(r):
+    return (num(r.get("m")) or 1) * (num(r.get("n")) or 1)
+
+
+def _size_text(r):
+    m, n = r.get("m", ""), r.get("n", "")
+    return "n=%s" % n if not m or m in ("0", "1") else "%s×%s" % (m, n)
+
+
+def _shape_title(kernel, layout, trans):
+    parts = [_LAYOUT.get(layout, layout), _TRANS.get(trans, trans)] if kernel == "gemv" else \
+        [_LAYOUT.get(layout, layout)] if layout not in ("", "-") else []
+    return "\n".join(p for p in parts if p and p != "-") or kernel.upper()
+
+
+def blas_kernel(kernel, speed, accuracy, budgets, out_dir):
+    """One panel per layout x transpose of a BLAS kernel, then its error panel."""
+    rows = [r for r in speed or [] if r.get("kernel") == kernel and num(r.get("time_median_s"))]
+    acc = [a for a in accuracy or [] if a.get("kernel") == kernel or
+           a.get("kernel", "").startswith(kernel + "_")]
+    if not rows and not acc:
+        return None
+    shapes = sorted({(r.get("layout", ""), r.get("trans", "")) for r in rows})
+    panels = []
+    configs = {r.get("config", "") for r in rows if is_kacc(r.get("impl"))}
+    for layout, trans in shapes:
+        rs = [r for r in rows if (r.get("layout", ""), r.get("trans", "")) == (layout, trans)]
+        sizes = sorted({_size_of(r) for r in rs})
+        base = {_size_of(r): num(r.get("time_median_s")) for r in rs
+                if is_kacc(r.get("impl")) and is_pure(r.get("config"), "fp64")}
+        bytes64 = {_size_of(r): _bytes(r) for r in rs
+                   if is_kacc(r.get("impl")) and is_pure(r.get("config"), "fp64")}
+        top = sizes[-1]
+        panel = {"title": _shape_title(kernel, layout, trans), "main": {}, "others":
+                 defaultdict(list), "limit": {}, "peers": defaultdict(dict)}
+        for r in rs:
+            s, cfg = _size_of(r), r.get("config", "")
+            if not base.get(s):
+                continue
+            ratio = num(r.get("time_median_s")) / base[s]
+            if not is_kacc(r.get("impl")):
+                if s == top:
+                    panel["peers"][r.get("impl")][cfg] = ratio
+                    configs.add(cfg)
+            elif s == top:
+                panel["main"][cfg] = ratio
+                panel["limit"][cfg] = _limit(r, bytes64.get(s))
+            else:
+                panel["others"][cfg].append(ratio)
+        top_row = next((r for r in rs if _size_of(r) == top), {})
+        panel["main_label"] = "largest size"
+        panel["others_label"] = "smaller sizes"
+        panel["title"] += "\n%s" % _size_text(top_row)
+        panels.append(panel)
+    errors = _errors(acc, "%s error" % kernel.upper())
+    configs |= set(errors["worst"])
+    order = sorted(configs, key=config_key)
+    note = ("%s: dots are kacc's configurations, coloured by storage format; grey marks are "
+            "peers' times for the configuration on that row." % kernel.upper())
+    return _figure("plot_blas_%s.png" % kernel, "%s: time relative to kacc fp64, and error"
+                   % kernel.upper(), order, panels, errors, budgets, out_dir, note)
+
+
+def _bytes(r):
+    gbs, t = num(r.get("gbs")), num(r.get("time_median_s"))
+    return gbs * t if gbs and t else None
+
+
+def _limit(r, bytes64):
+    """Time ratio a configuration would reach if time were bytes moved: its bytes / fp64's."""
+    b = _bytes(r)
+    if b and bytes64:
+        return b / bytes64
+    st = STORAGE_BYTES.get(storage_of(r.get("config")))
+    return st / 8.0 if st else None
+
+
+def _errors(acc, title):
+    by = defaultdict(list)
+    for a in acc:
+        e = num(a.get("median_rel_error"))
+        if e is not None:
+            by[a.get("config", "")].append(max(e, 1e-20))
+    return {"title": title, "all": by, "worst": {c: max(v) for c, v in by.items()}}
+
+
+# ------------------------------------------------------------------ SpMV
+def spmv(speed, accuracy, budgets, llc_bytes, out_dir):
+    """One panel per matrix class (recommend.spmv_class), then the error panel."""
+    rows = [r for r in speed or [] if num(r.get("time_median_s"))]
+    if not rows and not accuracy:
+        return None
+    best = {}  # (matrix, impl family, config) -> fastest time over kernels
+    byts = {}
+    for r in rows:
+        fam = "kacc" if is_kacc(r.get("impl")) else r.get("impl", "")
+        key = (r.get("matrix", ""), fam, r.get("config", ""))
+        t = num(r.get("time_median_s"))
+        if key not in best or t < best[key]:
+            best[key] = t
+            byts[key] = _bytes(r)
+    classes = defaultdict(list)
+    for (m, fam, cfg) in best:
+        if fam == "kacc" and is_pure(cfg, "fp64"):
+            classes[spmv_class(m, (byts[(m, fam, cfg)] or 0) * 1e9, llc_bytes)].append(m)
+    configs = set()
+    panels = []
+    for cls, mats in sorted(classes.items()):
+        panel = {"title": "%s (%d)" % (cls, len(mats)), "main": {}, "others": defaultdict(list),
+                 "limit": {}, "peers": defaultdict(dict), "main_label": "geomean over matrices",
+                 "others_label": "each matrix"}
+        ratios, limits, peer = defaultdict(list), defaultdict(list), defaultdict(
+            lambda: defaultdict(list))
+        for m in mats:
+            t64 = best[(m, "kacc", next(c for (mm, f, c) in best if mm == m and f == "kacc"
+                                        and is_pure(c, "fp64")))]
+            b64 = next(byts[k] for k in best if k[0] == m and k[1] == "kacc"
+                       and is_pure(k[2], "fp64"))
+            for (mm, fam, cfg), t in best.items():
+                if mm != m:
+                    continue
+                if fam == "kacc":
+                    ratios[cfg].append(t / t64)
+                    if byts[(mm, fam, cfg)] and b64:
+                        limits[cfg].append(byts[(mm, fam, cfg)] / b64)
+                else:
+                    peer[fam][cfg].append(t / t64)
+        for cfg, rs in ratios.items():
+            configs.add(cfg)
+            panel["main"][cfg] = geomean(rs)
+            if len(mats) > 1:
+                panel["others"][cfg] = rs
+            panel["limit"][cfg] = geomean(limits[cfg]) or (
+                STORAGE_BYTES.get(storage_of(cfg), 8) / 8.0)
+        for fam, by_cfg in peer.items():
+            for cfg, rs in by_cfg.items():
+                panel["peers"][fam][_same_row(cfg, configs)] = geomean(rs)
+        panels.append(panel)
+    errors = _errors(accuracy or [], "SpMV error")
+    configs |= set(errors["worst"])
+    order = sorted(configs, key=config_key)
+    note = ("SpMV: each configuration at its fastest kernel (CSR row, load-balanced or ELL) per "
+            "matrix; grey marks are peers' times for the configuration on that row.")
+    return _figure("plot_spmv.png", "SpMV: time relative to kacc fp64 per matrix class, and "
+                   "error", order, panels, errors, budgets, out_dir, note)
+
+
+def _same_row(cfg, configs):
+    """A peer's config on the row of kacc's config with the same formats (fp64 for 'fp64')."""
+    return next((c for c in configs if formats_of(c) == formats_of(cfg)), cfg)
+
+
+# ------------------------------------------------------------------ roofline
 def roofline(rows, roofs, out_dir):
-    """Attained GFLOP/s against arithmetic intensity, under the roofs kacc-roofline measured:
-    bandwidth (highest STREAM traffic) x intensity, and the FMA probe's peak per arithmetic."""
+    """Attained GFLOP/s against arithmetic intensity under the measured roofs, one panel per
+    arithmetic precision (bandwidth roof = highest STREAM traffic; FMA probe peak)."""
     if not rows:
         return None
-    series = defaultdict(list)  # one line per configuration (plain and accessor views apart)
+    series = defaultdict(list)
     for r in rows:
         x, y = num(r.get("flops_per_byte")), num(r.get("gflops_median"))
         if x and y:
@@ -74,199 +392,45 @@ def roofline(rows, roofs, out_dir):
                 (x, y))
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(8, 5.2))
+    ariths = sorted({a for a, _, _ in series}, key=lambda a: (a != "fp64", a))
+    fig, axes = plt.subplots(1, len(ariths), figsize=(6.2 * len(ariths), 4.6), sharey=True,
+                             squeeze=False)
+    axes = axes[0]
     xs = [x for pts in series.values() for x, _ in pts]
-    xmin, xmax = min(xs) / 2, max(xs) * 2
-    for i, ((arith, storage, config), pts) in enumerate(sorted(series.items())):
-        pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=_MARKERS[i % len(_MARKERS)],
-                color=_COLORS.get(storage, _EXTRA[i % len(_EXTRA)]),
-                linestyle="-" if arith == "fp64" else "--", ms=4,
-                label="%s (arithmetic %s, storage %s)" % (config, arith, storage))
     ys = [y for pts in series.values() for _, y in pts]
+    xmin, xmax = min(xs) / 2, max(xs) * 2
     bw = roofs.get("bandwidth")
-    for arith in ("fp64", "fp32"):
+    for ax, arith in zip(axes, ariths):
+        mine = sorted(((k, v) for k, v in series.items() if k[0] == arith),
+                      key=lambda kv: (config_key(kv[0][1]), kv[0][2]))
+        for (a, storage, config), pts in mine:
+            pts.sort()
+            plain = not config.lower().startswith("acc")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="s" if plain else "o",
+                    color=FORMAT_COLORS.get(storage, _OTHER_COLOR), ms=4,
+                    ls="--" if plain else "-", mfc="white" if plain else None,
+                    label="%s storage%s" % (storage, " (plain View)" if plain else ""))
         peak = roofs.get(arith)
-        if not peak:
-            continue
-        start = peak / bw if bw else xmin
-        ax.plot([start, xmax], [peak, peak], color="black", lw=1.2, alpha=0.7,
-                ls="-" if arith == "fp64" else "--")
-        ax.annotate("%s FMA peak (probe) %.1f GFLOP/s" % (arith, peak), (xmax / 1.1, peak),
-                    ha="right", va="bottom", fontsize=8, color="dimgrey")
-        ys.append(peak)
-    if bw:
-        top = max(roofs.get("fp32", 0), roofs.get("fp64", 0)) or bw * xmax
-        ax.plot([xmin, min(xmax, top / bw)], [bw * xmin, min(bw * xmax, top)], color="red",
-                lw=1.2, alpha=0.7, label="bandwidth roof %.1f GB/s (STREAM traffic)" % bw)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlim(xmin, xmax)
-    ax.set_ylim(min(ys) / 2, max(ys) * 2)
-    ax.set_xlabel("arithmetic intensity (FLOP per byte of storage moved)")
-    ax.set_ylabel("attained performance (GFLOP/s, median)")
-    title = "Roofline: points against the measured roofs"
+        if peak:
+            start = peak / bw if bw else xmin
+            ax.plot([start, xmax], [peak, peak], color="#444444", lw=1.2,
+                    label="%s FMA peak %.0f GFLOP/s" % (arith, peak))
+            ys.append(peak)
+        if bw:
+            top = peak or bw * xmax
+            ax.plot([xmin, min(xmax, top / bw)], [bw * xmin, min(bw * xmax, top)],
+                    color="#d62728", lw=1.2, label="bandwidth roof %.0f GB/s" % bw)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlim(xmin, xmax)
+        ax.set_title("%s arithmetic" % arith, fontsize=10)
+        ax.set_xlabel("FLOP per byte of storage moved")
+        ax.legend(loc="lower right", fontsize=7.5)
+    axes[0].set_ylim(min(ys) / 2, max(ys) * 2)
+    axes[0].set_ylabel("GFLOP/s (median)")
+    title = "Roofline: kacc views (solid) and plain Views (dashed) under the measured roofs"
     if roofs.get("check"):
         title += " (roof check %s)" % roofs["check"]
-    ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
+    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
+    fig.tight_layout()
     return _save(fig, os.path.join(out_dir, "plot_roofline.png"))
-
-
-def _size_axis(rows):
-    ms = {r.get("m", "") for r in rows}
-    if all(not m or num(m) in (None, 0, 1) for m in ms):
-        return (lambda r: num(r.get("n"))), "vector length n"
-    if all(r.get("m") == r.get("n") for r in rows):
-        return (lambda r: num(r.get("n"))), "matrix dimension n (n×n)"
-    return (lambda r: (num(r.get("m")) or 1) * (num(r.get("n")) or 1)), "matrix entries m·n"
-
-
-def blas_kernel(kernel, speed, accuracy, out_dir):
-    """Effective bandwidth, time relative to fp64 and error against size for one kernel."""
-    rows = [r for r in speed or [] if r.get("kernel") == kernel]
-    acc = [r for r in accuracy or [] if r.get("kernel") == kernel]
-    if not rows and not acc:
-        return None
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
-    size, xlabel = _size_axis(rows or acc)
-    variants = sorted({(r.get("layout", ""), r.get("trans", "")) for r in rows})
-    multi = len(variants) > 1
-    series = defaultdict(list)
-    for r in rows:
-        key = (r.get("impl", ""), r.get("config", ""), r.get("layout", ""), r.get("trans", ""))
-        series[key].append(r)
-    base = {}
-    for (impl, cfg, lay, tr), rs in series.items():
-        if is_kacc(impl) and is_pure(cfg, "fp64"):
-            for r in rs:
-                base[(lay, tr, r.get("m"), r.get("n"))] = num(r.get("time_median_s"))
-    for (impl, cfg, lay, tr), rs in sorted(series.items()):
-        rs = sorted(rs, key=size)
-        label = "%s %s" % (impl, cfg) + (" %s %s" % (lay, tr) if multi else "")
-        kw = dict(color=_color(cfg), ls=_style(impl), label=label, **_marker(cfg))
-        axes[0].plot([size(r) for r in rs], [num(r.get("gbs")) for r in rs], **kw)
-        ratio = [(size(r), num(r.get("time_median_s")) / base[k])
-                 for r in rs for k in [(lay, tr, r.get("m"), r.get("n"))]
-                 if base.get(k) and num(r.get("time_median_s"))]
-        if ratio:
-            axes[1].plot([p[0] for p in ratio], [p[1] for p in ratio], **kw)
-    axes[0].set_ylabel("effective bandwidth (GB/s of storage read)")
-    axes[0].set_title("%s: speed" % kernel)
-    axes[1].axhline(1.0, color="grey", lw=0.8)
-    axes[1].set_ylabel("time relative to kacc fp64 (lower is faster)")
-    axes[1].set_title("%s: time relative to fp64" % kernel)
-    by_cfg = defaultdict(list)
-    for r in acc:
-        by_cfg[(r.get("config", ""), r.get("distribution", ""))].append(r)
-    dists = sorted({d for _, d in by_cfg})
-    for (cfg, dist), rs in sorted(by_cfg.items()):
-        rs = sorted(rs, key=lambda r: num(r.get("n")) or 0)
-        pts = [(num(r.get("n")), num(r.get("median_rel_error"))) for r in rs]
-        pts = [(x, max(y, 1e-20)) for x, y in pts if x and y is not None]
-        if pts:
-            axes[2].plot([p[0] for p in pts], [p[1] for p in pts], color=_color(cfg),
-                         ls=["-", "--", ":", "-."][dists.index(dist) % 4], **_marker(cfg),
-                         label="%s, %s" % (cfg, dist) if len(dists) > 1 else cfg)
-    axes[2].set_yscale("log")
-    axes[2].set_ylabel("median relative error (vs exact MPFR)")
-    axes[2].set_title("%s: accuracy" % kernel)
-    for ax, data in ((axes[0], rows), (axes[1], rows), (axes[2], acc)):
-        _size_ticks(ax, [size(r) if ax is not axes[2] else num(r.get("n")) for r in data])
-        ax.set_xlabel(xlabel if ax is not axes[2] else "n")
-        if not ax.lines:
-            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    legend = dict(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
-    if axes[0].lines:
-        axes[1].legend(*axes[0].get_legend_handles_labels(), **legend)
-        axes[0].text(0.0, -0.2, "line style: kacc solid, OpenBLAS dashed, Kokkos Kernels dotted\n"
-                     "marker: filled = fp64 arithmetic, hollow = fp32 arithmetic",
-                     transform=axes[0].transAxes, va="top", fontsize=8)
-    if axes[2].lines:
-        axes[2].legend(**legend)
-    for ax in axes[:2]:
-        if ax.lines:
-            _log_if_decades(ax)
-    return _save(fig, os.path.join(out_dir, "plot_blas_%s.png" % kernel))
-
-
-def _log_if_decades(ax):
-    ys = [y for line in ax.lines for y in line.get_ydata() if y and y > 0]
-    if ys and max(ys) / min(ys) > 30:
-        ax.set_yscale("log")
-
-
-def _hatch(config):
-    """Bars of a configuration whose arithmetic is not fp64 are dotted (fp32 vs fp64<-fp32)."""
-    f = formats_of(config)
-    return "" if not f or f[0] == "fp64" else ".."
-
-
-def _grouped_bars(ax, matrices, configs, value, colors, hatches=None):
-    width = 0.8 / max(len(configs), 1)
-    for i, cfg in enumerate(configs):
-        xs = [j + (i - (len(configs) - 1) / 2) * width for j in range(len(matrices))]
-        vals = [value(m, cfg) for m in matrices]
-        ax.bar([x for x, v in zip(xs, vals) if v], [v for v in vals if v], width,
-               color=colors[i], label=cfg, edgecolor="white", lw=0.5,
-               hatch=hatches[i] if hatches else None)
-    ax.set_xticks(range(len(matrices)))
-    ax.set_xticklabels(matrices, rotation=30, ha="right", fontsize=8)
-
-
-def spmv_speedup(speed, out_dir):
-    """Per matrix: speedup over kacc fp64 of every configuration (and peers)."""
-    if not speed:
-        return None
-    t = {}
-    for r in speed:
-        t[(r.get("matrix"), r.get("impl"), r.get("config"), r.get("kernel", ""))] = num(
-            r.get("time_median_s"))
-    matrices = list(dict.fromkeys(r.get("matrix") for r in speed))
-    kernels = sorted({r.get("kernel", "") for r in speed})
-    labels = list(dict.fromkeys((r.get("impl"), r.get("config"), r.get("kernel", ""))
-                                for r in speed))
-    labels = [lab for lab in labels if not (is_kacc(lab[0]) and is_pure(lab[1], "fp64"))]
-
-    def speedup(m, lab):
-        base = [v for k, v in t.items() if k[0] == m and is_kacc(k[1]) and is_pure(k[2], "fp64")
-                and k[3] == lab[2] and v]
-        mine = t.get((m,) + lab)
-        return base[0] / mine if base and mine else None
-
-    names = ["%s %s%s" % (i, c, " " + k if len(kernels) > 1 else "") for i, c, k in labels]
-    colors = [_color(c) if is_kacc(i) else "#bbbbbb" for i, c, _ in labels]
-    fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(matrices) + 3), 5))
-    lut = dict(zip(names, labels))
-    _grouped_bars(ax, matrices, names, lambda m, n: speedup(m, lut[n]), colors)
-    for i, (impl, _, _) in enumerate(labels):
-        if not is_kacc(impl):
-            for p in ax.containers[i]:
-                p.set_hatch("//")
-    ax.axhline(1.0, color="black", lw=0.8)
-    ax.set_ylabel("speedup over kacc fp64 SpMV (higher is faster)")
-    ax.set_xlabel("matrix")
-    ax.set_title("SpMV speedup per matrix and value storage format")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _save(fig, os.path.join(out_dir, "plot_spmv_speedup.png"))
-
-
-def spmv_error(accuracy, out_dir):
-    """Per matrix: median relative error of every configuration, log scale."""
-    if not accuracy:
-        return None
-    matrices = list(dict.fromkeys(r.get("matrix") for r in accuracy))
-    configs = list(dict.fromkeys(r.get("config") for r in accuracy))
-    order = ["fp64", "fp32", "fp16", "bf16"]
-    configs.sort(key=lambda c: [order.index(storage_of(c)) if storage_of(c) in order else 9,
-                                formats_of(c)[:1] != ["fp64"], c])
-    e = {(r.get("matrix"), r.get("config")): num(r.get("median_rel_error")) for r in accuracy}
-    fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(matrices) + 3), 5))
-    _grouped_bars(ax, matrices, configs, lambda m, c: e.get((m, c)), [_color(c) for c in configs],
-                  [_hatch(c) for c in configs])
-    ax.set_yscale("log")
-    ax.set_ylabel("median relative error (vs exact MPFR)")
-    ax.set_xlabel("matrix")
-    ax.set_title("SpMV accuracy per matrix and value storage format")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _save(fig, os.path.join(out_dir, "plot_spmv_error.png"))

@@ -92,7 +92,9 @@ def blas_summary(speed, accuracy):
                 continue
             seen.add(key)
             t = num(r.get("time_median_s"))
-            acc = [a for a in (accuracy or []) if a.get("kernel") == kernel]
+            # kacc-perf-blas measures TRSV's accuracy per triangle (trsv_L, trsv_U).
+            acc = [a for a in (accuracy or []) if a.get("kernel") == kernel or
+                   a.get("kernel", "").startswith(kernel + "_")]
             m, n = r.get("m", ""), r.get("n", "")
             basis = "n=%s" % n if not m or m in ("0", "1") else "%sx%s" % (m, n)
             out.append({
@@ -106,7 +108,8 @@ def blas_summary(speed, accuracy):
                 "threads": _threads(r),
                 "peer_threads": best_peer[2] if best_peer else None,
                 "frac_read_bw": num(r.get("frac_read_bw")),
-                "error_vs_fp32": _error_ratio(acc, ("distribution", "n"), r.get("config")),
+                "error_vs_fp32": _error_ratio(acc, ("kernel", "distribution", "n"),
+                                              r.get("config")),
                 "basis": "time at largest size (%s); error geomean over sizes" % basis,
             })
     return out
@@ -126,9 +129,11 @@ def spmv_summary(speed, accuracy):
     for (matrix, kernel), rows in by_matrix.items():
         fp64 = [num(r["time_median_s"]) for r in rows
                 if is_kacc(r.get("impl")) and is_pure(r.get("config"), "fp64")]
+        # Peers name their own kernel (KokkosSparse::spmv): compare with them per matrix.
         peers = [(num(r["time_median_s"]), "%s %s" % (r.get("impl"), r.get("config")),
                   _threads(r))
-                 for r in rows if not is_kacc(r.get("impl")) and num(r.get("time_median_s"))]
+                 for r in speed if r.get("matrix") == matrix and not is_kacc(r.get("impl")) and
+                 num(r.get("time_median_s"))]
         best = min(peers, key=lambda p: p[0]) if peers else None
         for r in rows:
             if not is_kacc(r.get("impl")):

@@ -34,6 +34,28 @@ struct options {
   std::string out_dir = ".";
 };
 
+/// The help a command line asks for.
+enum class help_request {
+  none,   ///< no help: run
+  usage,  ///< --help or -h: the program's own usage, then stop before Kokkos starts
+  kokkos  ///< --kokkos-help: Kokkos prints its options when initialised, then stop
+};
+
+/// What help argv asks for. --help is kacc's: Kokkos would otherwise answer it too, with its
+/// forty lines before the program's usage, so a program checks this before initialising Kokkos.
+inline help_request requested_help(int argc, char** argv) {
+  help_request asked = help_request::none;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return help_request::usage;
+    if (!std::strcmp(argv[i], "--kokkos-help")) asked = help_request::kokkos;
+  }
+  return asked;
+}
+
+/// The line every program's usage ends with: where Kokkos' own options are.
+inline constexpr const char* kokkos_options_hint =
+    "Kokkos' options (--kokkos-threads=N, --kokkos-numa=N, ...): run with --kokkos-help\n";
+
 /// Takes --quick, --full and --out DIR out of argv; the rest stays for the program.
 inline options parse_options(int& argc, char** argv) {
   options o;
