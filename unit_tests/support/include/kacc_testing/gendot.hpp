@@ -13,43 +13,42 @@
 
 namespace kacc_testing {
 
-/// x and y of length n >= 6 whose dot product has condition number about `cond`.
-inline void gen_dot(std::size_t n, double cond, std::uint64_t seed, std::vector<double>& x,
-                    std::vector<double>& y) {
+/// A vector x of length n >= 6 and the m x n row-major matrix Y whose every row y has a
+/// dot product x^T y of condition number about `cond` (the same exponent pattern, fresh
+/// random digits per row, one column permutation for all).
+inline void gen_dot_rows(std::size_t m, std::size_t n, double cond, std::uint64_t seed,
+                         std::vector<double>& x, std::vector<double>& Y) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const double b = std::log2(cond);
-  const std::size_t n2 = n / 2;
-  x.assign(n, 0.0);
-  y.assign(n, 0.0);
-  std::vector<int> e(n2);
-  for (auto& v : e) v = static_cast<int>(std::lround(unit(gen) * b / 2));
+  const std::size_t n2 = n / 2, rest = n - n2;
+  std::vector<int> e(n);
+  for (std::size_t i = 0; i < n2; ++i) e[i] = static_cast<int>(std::lround(unit(gen) * b / 2));
   e[0] = static_cast<int>(std::lround(b / 2)) + 1;
   e[n2 - 1] = 0;
-  for (std::size_t i = 0; i < n2; ++i) {
-    x[i] = std::ldexp(2 * unit(gen) - 1, e[i]);
-    y[i] = std::ldexp(2 * unit(gen) - 1, e[i]);
-  }
-  // The running sum of products, exact: 4400 bits hold any sum of products of doubles.
-  mpfr_t sum, xi, yi;
-  mpfr_init2(sum, 4400);
-  mpfr_init2(xi, 53);
-  mpfr_init2(yi, 53);
-  mpfr_set_zero(sum, 1);
-  for (std::size_t i = 0; i < n2; ++i) {
-    mpfr_set_d(xi, x[i], MPFR_RNDN);
-    mpfr_set_d(yi, y[i], MPFR_RNDN);
-    mpfr_fma(sum, xi, yi, sum, MPFR_RNDN);
-  }
-  const std::size_t rest = n - n2;
   for (std::size_t i = n2; i < n; ++i) {
     const double t = rest > 1 ? static_cast<double>(i - n2) / static_cast<double>(rest - 1) : 1.0;
-    const int ei = static_cast<int>(std::lround(b / 2 * (1 - t)));
-    x[i] = std::ldexp(2 * unit(gen) - 1, ei);
-    y[i] = (std::ldexp(2 * unit(gen) - 1, ei) - mpfr_get_d(sum, MPFR_RNDN)) / x[i];
-    mpfr_set_d(xi, x[i], MPFR_RNDN);
-    mpfr_set_d(yi, y[i], MPFR_RNDN);
-    mpfr_fma(sum, xi, yi, sum, MPFR_RNDN);
+    e[i] = static_cast<int>(std::lround(b / 2 * (1 - t)));
+  }
+  x.assign(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) x[i] = std::ldexp(2 * unit(gen) - 1, e[i]);
+  Y.assign(m * n, 0.0);
+  // The running sum of products, exact for condition numbers up to about 2^600.
+  mpfr_t sum, xi, yi;
+  mpfr_init2(sum, 1400);
+  mpfr_init2(xi, 53);
+  mpfr_init2(yi, 53);
+  for (std::size_t r = 0; r < m; ++r) {
+    double* y = &Y[r * n];
+    mpfr_set_zero(sum, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = std::ldexp(2 * unit(gen) - 1, e[i]);
+      // The second half cancels the sum so far, leaving a small remainder.
+      y[i] = i < n2 ? v : (v - mpfr_get_d(sum, MPFR_RNDN)) / x[i];
+      mpfr_set_d(xi, x[i], MPFR_RNDN);
+      mpfr_set_d(yi, y[i], MPFR_RNDN);
+      mpfr_fma(sum, xi, yi, sum, MPFR_RNDN);
+    }
   }
   mpfr_clear(sum);
   mpfr_clear(xi);
@@ -57,13 +56,17 @@ inline void gen_dot(std::size_t n, double cond, std::uint64_t seed, std::vector<
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   std::shuffle(order.begin(), order.end(), gen);
-  std::vector<double> px(n), py(n);
+  const std::vector<double> x0 = x, Y0 = Y;
   for (std::size_t i = 0; i < n; ++i) {
-    px[i] = x[order[i]];
-    py[i] = y[order[i]];
+    x[i] = x0[order[i]];
+    for (std::size_t r = 0; r < m; ++r) Y[r * n + i] = Y0[r * n + order[i]];
   }
-  x.swap(px);
-  y.swap(py);
+}
+
+/// x and y of length n >= 6 whose dot product has condition number about `cond`.
+inline void gen_dot(std::size_t n, double cond, std::uint64_t seed, std::vector<double>& x,
+                    std::vector<double>& y) {
+  gen_dot_rows(1, n, cond, seed, x, y);
 }
 
 /// Values whose exponents span the whole double range: normal numbers from 2^-1022 to
