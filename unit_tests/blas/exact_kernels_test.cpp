@@ -1,6 +1,6 @@
-// kacc::exact<double> in the kernels: DOT, NRM2, GEMV (N and T, LayoutLeft and
-// LayoutRight), TRSV and CSR SpMV give MPFR's correctly rounded result bit for bit, on
-// ill-conditioned data (GenDot, condition 1e5 ... 1e40), on data over the whole double
+// kacc::exact<double> (and kacc::compensated<double>'s Dot2 bound) in the kernels: DOT, NRM2, GEMV
+// (N and T, LayoutLeft and LayoutRight), TRSV and CSR SpMV give MPFR's correctly rounded result bit
+// for bit, on ill-conditioned data (GenDot, condition 1e5 ... 1e40), on data over the whole double
 // range and with IEEE special values, with fp64 and fp32 storage, for every execution
 // space of the build, both loop shapes, and lengths that split the work differently.
 // ctest runs this program with --kokkos-threads=1, 2, 3, 7 and 64: since every run must
@@ -251,6 +251,27 @@ TYPED_TEST(ExactKernels, SpmvEqualsMpfrForEveryCsrKernel) {
                                                           0.0, y);
   TypeParam().fence();
   EXPECT_EQ(matvec_misses(dense, m, n, xv, y), 0) << "team shape";
+}
+
+// Ogita, Rump and Oishi's Dot2 bound for kacc::compensated<double>:
+// |res - x^T y| <= u |x^T y| + gamma_n^2 sum |x_i y_i|. Beyond condition 1/u a dot
+// product whose products are rounded misses it.
+TYPED_TEST(ExactKernels, CompensatedDotWithinDot2Bound) {
+  constexpr double u = 0x1p-53;
+  for (double cond : conditions)
+    for (std::size_t n : {100u, 4097u, 40000u}) {
+      std::vector<double> xv, yv;
+      kacc_testing::gen_dot(n, cond, n + 1, xv, yv);
+      auto x = make_vector<Plain>(xv);
+      auto y = make_vector<Plain>(yv);
+      const double r = kacc::blas::dot<double, kacc::compensated<double>>(TypeParam(), x, y);
+      const auto exact = kacc_testing::exact_dot(n, xv.data(), yv.data());
+      double abs = 0;
+      for (std::size_t i = 0; i < n; ++i) abs += std::fabs(xv[i] * yv[i]);
+      const double g = gamma(n, u);
+      EXPECT_LE(exact.abs_error(r), u * std::fabs(exact.rounded()) + g * g * abs)
+          << "cond " << cond << " n " << n;
+    }
 }
 
 TEST(ExactKernelsShapes, DotTeamShapeEqualsMpfr) {

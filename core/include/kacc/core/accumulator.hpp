@@ -13,12 +13,14 @@
 /// specialisation of accumulator_traits.
 
 #include <kacc/core/config.hpp>
+#include <kacc/core/error_free.hpp>
 #include <kacc/core/exact.hpp>
 
 namespace kacc {
 
 /// Neumaier's compensated sum: `sum + comp` carries the rounding errors of the additions,
-/// so the error of a long sum no longer grows with n (products are still rounded once).
+/// so the error of a long sum no longer grows with n. In kernels, products of two T go
+/// through accumulator_traits::add_product, which adds their rounding errors too (Dot2).
 template <class T>
 struct compensated {
   T sum = T(0);
@@ -74,9 +76,20 @@ struct accumulator_traits<compensated<T>> {
   KOKKOS_INLINE_FUNCTION static void add(compensated<T>& acc, const V& v) {
     acc.add(static_cast<T>(v));
   }
+  /// Ogita, Rump and Oishi's Dot2 step: the product's rounding error (FMA TwoProduct)
+  /// joins the compensation, so with the sum's TwoSum errors a dot product satisfies
+  /// |result - x^T y| <= u |x^T y| + gamma_n^2 sum |x_i y_i| (no underflow). Factors of
+  /// another type than T are multiplied as before, with a rounded product.
   template <class A, class B>
   KOKKOS_INLINE_FUNCTION static void add_product(compensated<T>& acc, const A& a, const B& b) {
-    add(acc, a * b);
+    if constexpr (std::is_same<A, T>::value && std::is_same<B, T>::value) {
+      T p, e;
+      eft::two_prod(a, b, p, e);
+      acc.add(p);
+      acc.comp += e;
+    } else {
+      add(acc, a * b);
+    }
   }
   KOKKOS_INLINE_FUNCTION static void join(compensated<T>& acc, const compensated<T>& other) {
     acc += other;
