@@ -261,4 +261,37 @@ TEST(DoubleDouble, GemvExtendedPrecisionResult) {
   }
 }
 
+// GEMV with Arith = double and Acc = X: the row sums in X, each rounded once to double.
+template <class X>
+void check_gemv_acc(double add_bound) {
+  const std::size_t m = 40, n = 300;
+  std::vector<double> xv, M;
+  kacc_testing::gen_dot_rows(m, n, 1e25, 10, xv, M);
+  for (bool trans : {false, true}) {
+    const std::size_t rows = trans ? n : m, cols = trans ? m : n;
+    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> A("A", rows, cols);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t k = 0; k < n; ++k) (trans ? A(k, i) : A(i, k)) = M[i * n + k];
+    Kokkos::View<double*, Kokkos::HostSpace> x("x", n), y("y", m);
+    for (std::size_t k = 0; k < n; ++k) x(k) = xv[k];
+    kacc::blas::gemv<double, X>(Kokkos::DefaultHostExecutionSpace(), trans ? "T" : "N", 1.0, A, x,
+                                0.0, y);
+    Kokkos::DefaultHostExecutionSpace().fence();
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto exact = kacc_testing::exact_dot(n, &M[i * n], xv.data());
+      double abs = 0;
+      for (std::size_t k = 0; k < n; ++k) abs += std::fabs(M[i * n + k] * xv[k]);
+      EXPECT_LE(exact.abs_error(y(i)), u * std::fabs(exact.rounded()) + 2 * n * add_bound * abs)
+          << (trans ? "T row " : "N row ") << i;
+    }
+  }
+}
+
+TEST(DoubleDouble, GemvAccumulator) {
+  check_gemv_acc<double_double>(3 * u * u);
+}
+TEST(QuadDouble, GemvAccumulator) {
+  check_gemv_acc<quad_double>(0x1p-208);
+}
+
 }  // namespace

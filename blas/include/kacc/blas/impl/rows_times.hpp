@@ -62,7 +62,7 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
           traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
         for (int w = host_lanes / 2; w > 0; w /= 2)
           for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
-        out(i, traits::result(lane[0]));
+        out(i, static_cast<Arith>(traits::result(lane[0])));
       });
 }
 
@@ -102,7 +102,7 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
           for (index_type r = 0; r < nr; ++r)
             traits::add_product(acc[r], convert<Arith>(m(r0 + r, k)), xk);
         }
-        for (index_type r = 0; r < nr; ++r) out(r0 + r, traits::result(acc[r]));
+        for (index_type r = 0; r < nr; ++r) out(r0 + r, static_cast<Arith>(traits::result(acc[r])));
       });
 }
 
@@ -125,7 +125,8 @@ void rows_dot_team(const std::string& label, const Exec& exec, const M& m, index
           traits::add_product(s, convert<Arith>(m(i, k0 + kk)), convert<Arith>(x(k0 + kk)));
         },
         kacc::Impl::sum_reducer<Acc>(sum));
-    Kokkos::single(Kokkos::PerThread(team), [&]() { out(i, traits::result(sum)); });
+    Kokkos::single(Kokkos::PerThread(team),
+                   [&]() { out(i, static_cast<Arith>(traits::result(sum))); });
   };
   const int lanes = kacc::Impl::vector_lanes<Exec>();
   const int rows = kacc::Impl::team_threads(policy_type(exec, 1, 1, lanes), kernel, team_dot_rows);
@@ -159,7 +160,7 @@ void rows_axpy_team(const std::string& label, const Exec& exec, const M& m, inde
       Kokkos::single(Kokkos::PerThread(team), [&]() {
         Acc s = partial(0, r);
         for (int u = 1; u < threads; ++u) traits::join(s, partial(u, r));
-        out(r0 + r, traits::result(s));
+        out(r0 + r, static_cast<Arith>(traits::result(s)));
       });
     });
   };
