@@ -84,6 +84,22 @@ TEST(Exact, WholeDoubleRangeEqualsMpfr) {
   }
 }
 
+TEST(Exact, ExpansionOverflowsIntoTheWords) {
+  // Products within the expansion's range whose exact sum needs far more than its four
+  // doubles: most of it has to move into the words.
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> a, b;
+    for (int k = -15; k <= 14; ++k) {
+      a.push_back(std::ldexp(unit(gen), 29 * k));
+      b.push_back(std::ldexp(unit(gen), 29 * k + trial));
+    }
+    EXPECT_TRUE(same_double(reference(a, b), exact_dot(a, b))) << trial;
+    EXPECT_TRUE(same_double(reference(a, b), exact_dot_split(a, b, 2))) << trial;
+  }
+}
+
 TEST(Exact, CancellationOfHugeAndTinyTerms) {
   // Results that live far below the terms, and terms far beyond the double range.
   const double big = std::numeric_limits<double>::max();
@@ -138,7 +154,7 @@ TEST(Exact, CarryPropagationKeepsTheValue) {
   std::mt19937_64 gen(3);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::vector<double> a(20000), ones(a.size(), 1.0);
-  for (auto& v : a) v = unit(gen) * 0x1p40;
+  for (auto& v : a) v = unit(gen) * 0x1p950;  // beyond the expansion: into the words
   acc_t acc = traits::zero();
   acc.pending = acc_t::normalize_period - 100;  // the period falls inside the loop
   for (std::size_t k = 0; k < a.size(); ++k) {

@@ -50,21 +50,18 @@ struct double_double {
   KOKKOS_INLINE_FUNCTION explicit operator float() const { return static_cast<float>(hi); }
 
   /// Normalises the sum s + e with |s| >= |e| (or s = 0); non-finite s passes through.
+  /// Selects rather than branches, so loops of additions vectorise.
   KOKKOS_INLINE_FUNCTION static double_double renormalize(double s, double e) {
-    if (!(s - s == 0)) return double_double(s, 0.0);
     double h, l;
     eft::fast_two_sum(s, e, h, l);
-    return double_double(h, l);
+    const bool finite = s - s == 0;
+    return double_double(finite ? h : s, finite ? l : 0.0);
   }
 
   /// Adds y (Alg. 6).
   KOKKOS_INLINE_FUNCTION double_double& operator+=(const double_double& y) {
     double sh, sl, th, tl;
     eft::two_sum(hi, y.hi, sh, sl);
-    if (!(sh - sh == 0)) {
-      *this = double_double(sh, 0.0);
-      return *this;
-    }
     eft::two_sum(lo, y.lo, th, tl);
     const double_double v = renormalize(sh, sl + th);
     *this = renormalize(v.hi, tl + v.lo);
@@ -275,9 +272,9 @@ struct accumulator_traits<double_double> {
     if constexpr (std::is_same<A, double_double>::value || std::is_same<B, double_double>::value) {
       acc += double_double(a) * double_double(b);
     } else {
-      double p, e;
+      double p, e;  // |e| <= ulp(p) / 2: already a double_double
       eft::two_prod(static_cast<double>(a), static_cast<double>(b), p, e);
-      acc += double_double::renormalize(p, e);
+      acc += double_double(p, e);
     }
   }
   KOKKOS_INLINE_FUNCTION static void join(double_double& acc, const double_double& other) {

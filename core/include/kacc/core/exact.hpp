@@ -9,15 +9,22 @@
 /// subnormals) with room up to 2^2111 (2^63 terms of up to 2^2048, the largest product of
 /// two doubles), kept as words of 32 data bits in 64-bit signed integers. The 31 spare bits of
 /// each word absorb the carries of 2^29 additions, after which the words are normalised;
-/// an addition touches three words, so it costs a few integer operations and no
-/// branches on the data. A product is split into 32-bit halves of the two significands and
-/// added as three exact integer partial products, so products that over- or underflow in
-/// floating point (|a b| > DBL_MAX or < 2^-1074) are still exact; no FMA is needed.
+/// an addition touches three words, so it costs a few integer operations. A product is
+/// split into 32-bit halves of the two significands and added as three exact integer
+/// partial products, so products that over- or underflow in floating point
+/// (|a b| > DBL_MAX or < 2^-1074) are still exact.
+///
+/// In front of the words sits a floating-point expansion of expansion_terms doubles, as in
+/// ExBLAS (Collange, Defour, Graillat and Iakymchuk): a value of magnitude up to 2^900,
+/// or a product between 2^-960 and 2^900 split exactly by the FMA TwoProduct, is added to
+/// the expansion by a cascade of TwoSums, which is exact; only what the expansion cannot
+/// hold goes to the words. Most additions therefore stay in floating point.
 /// Infinities and NaNs are kept as flags and give the IEEE result of the sum: inf - inf
 /// and anything with a NaN are NaN. An exact sum beyond the double range rounds to
 /// +-inf. An exact zero is +0, as in a plain sum that starts from +0.
 
 #include <kacc/core/config.hpp>
+#include <kacc/core/error_free.hpp>
 
 namespace kacc {
 
@@ -37,6 +44,16 @@ struct exact<double> {
   static constexpr int words = 135;
   /// Word additions (each below 2^33 in magnitude) after which the carries are propagated.
   static constexpr int normalize_period = 1 << 29;
+  /// Doubles of the floating-point expansion in front of the words.
+  static constexpr int expansion_terms = 4;
+  /// Largest magnitude the expansion takes: far enough below DBL_MAX that its TwoSums
+  /// cannot overflow for any feasible number of terms (2^123).
+  static constexpr double expansion_max = 0x1p900;
+  /// Smallest product the expansion takes: above it TwoProduct's error term is exact.
+  static constexpr double expansion_min_product = 0x1p-960;
+
+  /// Part of the sum as an exact sum of doubles (ExBLAS's floating-point expansion).
+  double expansion[expansion_terms] = {};
 
   /// The sum in units of 2^lowest_exponent: sum_k digit[k] 2^(32 k).
   std::int64_t digit[words] = {};
@@ -54,6 +71,28 @@ struct exact<double> {
 
   /// Adds v exactly.
   KOKKOS_INLINE_FUNCTION void add(double v) {
+    if (math::fabs(v) <= expansion_max) {  // false for inf and NaN
+      absorb(v);
+    } else {
+      add_to_words(v);
+    }
+  }
+
+  /// Adds the product a b exactly (no rounding, no over- or underflow).
+  KOKKOS_INLINE_FUNCTION void add_product(double a, double b) {
+    double p, e;
+    eft::two_prod(a, b, p, e);
+    const double m = math::fabs(p);
+    if (m >= expansion_min_product && m <= expansion_max) {
+      absorb(p);
+      absorb(e);
+    } else if (!(p == 0 && (a == 0 || b == 0))) {  // an exact zero adds nothing
+      add_product_to_words(a, b);
+    }
+  }
+
+  /// Adds v exactly to the words (or to the special-value flags).
+  KOKKOS_INLINE_FUNCTION void add_to_words(double v) {
     const std::uint64_t u = kacc::bit_cast<std::uint64_t>(v);
     if (((u >> 52) & 0x7ff) == 0x7ff) {
       add_special(v);
@@ -66,8 +105,8 @@ struct exact<double> {
     count(1);
   }
 
-  /// Adds the product a b exactly (no rounding, no over- or underflow).
-  KOKKOS_INLINE_FUNCTION void add_product(double a, double b) {
+  /// Adds the product a b exactly to the words (or to the special-value flags).
+  KOKKOS_INLINE_FUNCTION void add_product_to_words(double a, double b) {
     const std::uint64_t ua = kacc::bit_cast<std::uint64_t>(a);
     const std::uint64_t ub = kacc::bit_cast<std::uint64_t>(b);
     if (((ua >> 52) & 0x7ff) == 0x7ff || ((ub >> 52) & 0x7ff) == 0x7ff) {
@@ -96,6 +135,7 @@ struct exact<double> {
     special |= o.special;
     pending = 0;
     count(o.pending + 2);
+    for (int i = 0; i < expansion_terms; ++i) add_to_words(o.expansion[i]);
     return *this;
   }
 
@@ -106,12 +146,17 @@ struct exact<double> {
       self.digit[k] = digit[k];
       other.digit[k] = o.digit[k];
     }
+    for (int i = 0; i < expansion_terms; ++i) {
+      self.expansion[i] = expansion[i];
+      other.expansion[i] = o.expansion[i];
+    }
     self.pending = pending;
     self.special = special;
     other.pending = o.pending;
     other.special = o.special;
     self += other;
     for (int k = 0; k < words; ++k) digit[k] = self.digit[k];
+    for (int i = 0; i < expansion_terms; ++i) expansion[i] = self.expansion[i];
     pending = self.pending;
     special = self.special;
   }
@@ -128,6 +173,7 @@ struct exact<double> {
           std::uint64_t{0x7ff0000000000000ull});
     }
     exact m = *this;
+    for (int i = 0; i < expansion_terms; ++i) m.add_to_words(expansion[i]);
     m.normalize();
     const bool negative = m.digit[words - 1] < 0;
     if (negative) {
@@ -171,6 +217,18 @@ struct exact<double> {
   }
 
  private:
+  /// Adds x to the expansion by a cascade of TwoSums (exact); what is left goes to the
+  /// words.
+  KOKKOS_INLINE_FUNCTION void absorb(double x) {
+    for (int i = 0; i < expansion_terms; ++i) {
+      double s, r;
+      eft::two_sum(expansion[i], x, s, r);
+      expansion[i] = s;
+      x = r;
+    }
+    if (x != 0) add_to_words(x);
+  }
+
   /// v's significand m and exponent e with |v| = m 2^e, for finite v.
   KOKKOS_INLINE_FUNCTION static void split(std::uint64_t u, std::uint64_t& m, int& e) {
     const int biased = static_cast<int>((u >> 52) & 0x7ff);
