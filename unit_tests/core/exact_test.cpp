@@ -86,7 +86,8 @@ TEST(Exact, WholeDoubleRangeEqualsMpfr) {
 
 TEST(Exact, ExpansionOverflowsIntoTheWords) {
   // Products within the expansion's range whose exact sum needs far more than its four
-  // doubles: most of it has to move into the words.
+  // doubles: most of it has to move into the words, and decides the result once the
+  // large terms cancel.
   std::mt19937_64 gen(11);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   for (int trial = 0; trial < 20; ++trial) {
@@ -94,6 +95,12 @@ TEST(Exact, ExpansionOverflowsIntoTheWords) {
     for (int k = -15; k <= 14; ++k) {
       a.push_back(std::ldexp(unit(gen), 29 * k));
       b.push_back(std::ldexp(unit(gen), 29 * k + trial));
+    }
+    // Cancel the larger half exactly: what is left was added while they filled the
+    // expansion.
+    for (std::size_t k = a.size() / 2; k < 30; ++k) {
+      a.push_back(a[k]);
+      b.push_back(-b[k]);
     }
     EXPECT_TRUE(same_double(reference(a, b), exact_dot(a, b))) << trial;
     EXPECT_TRUE(same_double(reference(a, b), exact_dot_split(a, b, 2))) << trial;
@@ -116,6 +123,11 @@ TEST(Exact, CancellationOfHugeAndTinyTerms) {
       {{big, 0x1p970}, {1.0, 1.0}},                 // max + half an ulp: tie, to even: inf
       {{big, 0x1p970, -tiny}, {1.0, 1.0, tiny}},    // just below: max
       {{-big, -big}, {1.0, 1.0}},                   // -inf
+      // Four large terms fill the expansion, the small ones must go to the words, the
+      // large ones cancel: 1 + 2^-53 + 2^-500 rounds up.
+      {{0x1p800, 0x1p600, 0x1p400, 0x1p200, 1.0, 0x1p-53, 0x1p-500, -0x1p800, -0x1p600, -0x1p400,
+        -0x1p200},
+       {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}},
   };
   for (const auto& c : cases)
     EXPECT_TRUE(same_double(reference(c[0], c[1]), exact_dot(c[0], c[1])));
