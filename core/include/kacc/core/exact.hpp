@@ -40,7 +40,7 @@ struct exact<double> {
   static constexpr int digit_bits = 32;
   /// The sum is an integer multiple of 2^lowest_exponent.
   static constexpr int lowest_exponent = -2148;
-  /// Words of the accumulator: 2148 + 2147 bits plus the sign, rounded up.
+  /// Words of the accumulator: 2148 + 2112 bits and the sign need 134; one to spare.
   static constexpr int words = 135;
   /// Word additions (each below 2^33 in magnitude) after which the carries are propagated.
   static constexpr int normalize_period = 1 << 29;
