@@ -2,6 +2,8 @@
 // configuration against OpenBLAS and Kokkos Kernels on the same data, with the STREAM read
 // bandwidth of the same run. Writes blas_speed.csv, blas_accuracy.csv, blas_summary.csv
 // and blas.json into --out DIR; --quick is a smoke run, --full adds larger sizes.
+// --accumulators also times DOT and GEMV with the accumulators of "Accuracy as a choice"
+// (configs fp64+comp, fp64+dd, fp64+qd, fp64+exact, fp64<-fp32+dd, fp64<-fp32+exact).
 //
 // OpenBLAS runs on as many threads as Kokkos, on the same CPUs (openblas_threads.hpp);
 // every row says how many threads its implementation used. A timing that is missing is
@@ -9,6 +11,7 @@
 #include <kacc/blas/dot.hpp>
 #include <kacc/blas/gemv.hpp>
 #include <kacc/blas/trsv.hpp>
+#include <kacc/core/quad_double.hpp>
 #include <kacc_perf/run_info.hpp>
 #include <kacc_perf/stream.hpp>
 
@@ -24,6 +27,7 @@
 #endif
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -37,6 +41,8 @@ constexpr double missing = std::numeric_limits<double>::quiet_NaN();
 // Threads each implementation runs on: Kokkos's concurrency for kacc and Kokkos Kernels,
 // what OpenBLAS reports for OpenBLAS (set in main).
 int kokkos_threads = 0, openblas_threads = 0;
+// --accumulators: also the accumulator variants of DOT and GEMV.
+bool with_accumulators = false;
 int threads_of(const std::string& impl) {
   return impl == "openblas" ? openblas_threads : kokkos_threads;
 }
@@ -223,6 +229,29 @@ void register_gemv(std::int64_t n, std::uint64_t seed) {
   acc(kacc::bf16(), double(), "fp64<-bf16");
   acc(kacc::fp16(), float(), "fp32<-fp16");
   acc(kacc::scaled<std::int16_t>(), double(), "fp64<-int16s");
+  if (!with_accumulators) return;
+  for (const char* t : {"N", "T"}) {
+    auto v = base("kacc", "fp64+comp", t, 8, 8);
+    v.run = [=] {
+      kacc::blas::gemv<double, kacc::compensated<double>>(t, 1.0, A64, x64, 0.0, y64);
+    };
+    add(v);
+    v = base("kacc", "fp64+dd", t, 8, 8);
+    v.run = [=] { kacc::blas::gemv<double, kacc::double_double>(t, 1.0, A64, x64, 0.0, y64); };
+    add(v);
+    v = base("kacc", "fp64+qd", t, 8, 8);
+    v.run = [=] { kacc::blas::gemv<double, kacc::quad_double>(t, 1.0, A64, x64, 0.0, y64); };
+    add(v);
+    v = base("kacc", "fp64+exact", t, 8, 8);
+    v.run = [=] { kacc::blas::gemv<double, kacc::exact<double>>(t, 1.0, A64, x64, 0.0, y64); };
+    add(v);
+    v = base("kacc", "fp64<-fp32+dd", t, 4, 4);
+    v.run = [=] { kacc::blas::gemv<double, kacc::double_double>(t, 1.0, A32, x32, 0.0, y64); };
+    add(v);
+    v = base("kacc", "fp64<-fp32+exact", t, 4, 4);
+    v.run = [=] { kacc::blas::gemv<double, kacc::exact<double>>(t, 1.0, A32, x32, 0.0, y64); };
+    add(v);
+  }
 }
 
 // ---------------------------------------------------------------- DOT
@@ -285,6 +314,25 @@ void register_dot(std::int64_t n, std::uint64_t seed) {
   acc(kacc::bf16(), double(), "fp64<-bf16");
   acc(kacc::fp16(), float(), "fp32<-fp16");
   acc(kacc::scaled<std::int16_t>(), double(), "fp64<-int16s");
+  if (!with_accumulators) return;
+  v = base("kacc", "fp64+comp", 8);
+  v.run = [=] { sink = kacc::blas::dot<double, kacc::compensated<double>>(x64, y64); };
+  add(v);
+  v = base("kacc", "fp64+dd", 8);
+  v.run = [=] { sink = kacc::blas::dot<double, kacc::double_double>(x64, y64); };
+  add(v);
+  v = base("kacc", "fp64+qd", 8);
+  v.run = [=] { sink = kacc::blas::dot<double, kacc::quad_double>(x64, y64); };
+  add(v);
+  v = base("kacc", "fp64+exact", 8);
+  v.run = [=] { sink = kacc::blas::dot<double, kacc::exact<double>>(x64, y64); };
+  add(v);
+  v = base("kacc", "fp64<-fp32+dd", 4);
+  v.run = [=] { sink = kacc::blas::dot<double, kacc::double_double>(x32, y32); };
+  add(v);
+  v = base("kacc", "fp64<-fp32+exact", 4);
+  v.run = [=] { sink = kacc::blas::dot<double, kacc::exact<double>>(x32, y32); };
+  add(v);
 }
 
 // ---------------------------------------------------------------- TRSV (lower, N, non-unit)
@@ -503,6 +551,16 @@ int main(int argc, char** argv) {
   }
   int rc = 0;
   {
+    int kept = 1;
+    for (int i = 1; i < argc; ++i) {
+      if (!std::strcmp(argv[i], "--accumulators")) {
+        with_accumulators = true;
+      } else {
+        argv[kept++] = argv[i];
+      }
+    }
+    argc = kept;
+    argv[argc] = nullptr;
     const auto opt = kacc_perf::parse_options(argc, argv);
     benchmark::Initialize(&argc, argv);
     const level lv = opt.run_level;

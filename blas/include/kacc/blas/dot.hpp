@@ -35,9 +35,9 @@ Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
           index_type i = i0;
           for (; i + L <= i1; i += L)
             for (int l = 0; l < L; ++l)
-              traits::add(lane[l], convert<T>(x(i + l)) * convert<T>(y(i + l)));
+              traits::add_product(lane[l], convert<T>(x(i + l)), convert<T>(y(i + l)));
           for (int l = 0; i + l < i1; ++l)
-            traits::add(lane[l], convert<T>(x(i + l)) * convert<T>(y(i + l)));
+            traits::add_product(lane[l], convert<T>(x(i + l)), convert<T>(y(i + l)));
           for (int w = L / 2; w > 0; w /= 2)
             for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
           traits::join(sum, lane[0]);
@@ -47,7 +47,7 @@ Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
     Kokkos::parallel_reduce(
         label, kacc::Impl::range(exec, 0, n),
         KOKKOS_LAMBDA(const index_type i, Acc& sum) {
-          traits::add(sum, convert<T>(x(i)) * convert<T>(y(i)));
+          traits::add_product(sum, convert<T>(x(i)), convert<T>(y(i)));
         },
         kacc::Impl::sum_reducer<Acc>(result));
   }

@@ -19,7 +19,7 @@ T sum_of_squares(const std::string& label, const Exec& exec, const X& x, const T
       label, kacc::Impl::range(exec, 0, x.extent(0)),
       KOKKOS_LAMBDA(const index_type i, Acc& s) {
         const T v = convert<T>(x(i)) * scale;
-        traits::add(s, v * v);
+        traits::add_product(s, v, v);
       },
       kacc::Impl::sum_reducer<Acc>(result));
   exec.fence();

@@ -32,7 +32,8 @@ void trsv_diagonal_block(const std::string& label, const Exec& exec, bool lower,
             Acc acc = traits::zero();
             traits::add(acc, w(i));
             const index_type k0 = lower ? b0 : i + 1, k1 = lower ? i : b1;
-            for (index_type k = k0; k < k1; ++k) traits::add(acc, -(convert<T>(m(i, k)) * w(k)));
+            for (index_type k = k0; k < k1; ++k)
+              traits::add_product(acc, -convert<T>(m(i, k)), w(k));
             const T r = static_cast<T>(traits::result(acc));
             // A zero pivot divides by zero: IEEE inf/NaN, never a trap or a hang.
             w(i) = unit ? r : r / convert<T>(m(i, i));
@@ -63,7 +64,7 @@ void trsv_diagonal_block(const std::string& label, const Exec& exec, bool lower,
         // Rows still open: after j for a lower triangle, before it for an upper one.
         const index_type r0 = lower ? j + 1 : b0, r1 = lower ? b1 : j;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](const index_type i) {
-          traits::add(acc(i - b0), -(convert<T>(m(i, j)) * wj));
+          traits::add_product(acc(i - b0), -convert<T>(m(i, j)), wj);
         });
         team.team_barrier();
       }

@@ -2,19 +2,25 @@
 /// @file
 /// Accumulation types as a template parameter of reduction kernels. A kernel keeps its
 /// partial sums in `Acc` and talks to it only through `kacc::accumulator_traits<Acc>`:
-/// `zero()`, `add(acc, value)`, `join(acc, other)` and `result(acc)`. A plain arithmetic
+/// `zero()`, `add(acc, value)`, `add_product(acc, a, b)` (by default `add(acc, a * b)`;
+/// an accumulator may form the product exactly), `join(acc, other)` and `result(acc)`.
+/// A plain arithmetic
 /// type (the default) is the ordinary running sum; `kacc::compensated<T>` is a
 /// Neumaier/TwoSum compensated sum that also works as the value type of
 /// `Kokkos::parallel_reduce` (Kokkos::Sum), so a kernel gains compensated accumulation
-/// without a second copy. Further accumulators (expansions, long accumulators) are one
-/// more specialisation of accumulator_traits.
+/// without a second copy. `kacc::exact<double>` (kacc/core/exact.hpp) is a long
+/// accumulator with a correctly rounded result. Further accumulators are one more
+/// specialisation of accumulator_traits.
 
 #include <kacc/core/config.hpp>
+#include <kacc/core/error_free.hpp>
+#include <kacc/core/exact.hpp>
 
 namespace kacc {
 
 /// Neumaier's compensated sum: `sum + comp` carries the rounding errors of the additions,
-/// so the error of a long sum no longer grows with n (products are still rounded once).
+/// so the error of a long sum no longer grows with n. In kernels, products of two T go
+/// through accumulator_traits::add_product, which adds their rounding errors too (Dot2).
 template <class T>
 struct compensated {
   T sum = T(0);
@@ -53,6 +59,10 @@ struct accumulator_traits {
   KOKKOS_INLINE_FUNCTION static void add(Acc& acc, const T& v) {
     acc += static_cast<Acc>(v);
   }
+  template <class A, class B>
+  KOKKOS_INLINE_FUNCTION static void add_product(Acc& acc, const A& a, const B& b) {
+    add(acc, a * b);
+  }
   KOKKOS_INLINE_FUNCTION static void join(Acc& acc, const Acc& other) { acc += other; }
   KOKKOS_INLINE_FUNCTION static Acc result(const Acc& acc) { return acc; }
   static constexpr bool is_plain = true;
@@ -66,10 +76,46 @@ struct accumulator_traits<compensated<T>> {
   KOKKOS_INLINE_FUNCTION static void add(compensated<T>& acc, const V& v) {
     acc.add(static_cast<T>(v));
   }
+  /// Ogita, Rump and Oishi's Dot2 step: the product's rounding error (FMA TwoProduct)
+  /// joins the compensation, so with the sum's TwoSum errors a dot product satisfies
+  /// |result - x^T y| <= u |x^T y| + gamma_n^2 sum |x_i y_i| (no underflow). Factors of
+  /// another type than T are multiplied as before, with a rounded product.
+  template <class A, class B>
+  KOKKOS_INLINE_FUNCTION static void add_product(compensated<T>& acc, const A& a, const B& b) {
+    if constexpr (std::is_same<A, T>::value && std::is_same<B, T>::value) {
+      T p, e;
+      eft::two_prod(a, b, p, e);
+      acc.add(p);
+      acc.comp += e;
+    } else {
+      add(acc, a * b);
+    }
+  }
   KOKKOS_INLINE_FUNCTION static void join(compensated<T>& acc, const compensated<T>& other) {
     acc += other;
   }
   KOKKOS_INLINE_FUNCTION static T result(const compensated<T>& acc) { return acc.value(); }
+  static constexpr bool is_plain = false;
+};
+
+/// The long accumulator: values and products are added exactly (widened to double, which
+/// is exact for every kacc storage format), the result is rounded once.
+template <>
+struct accumulator_traits<exact<double>> {
+  using value_type = double;
+  KOKKOS_INLINE_FUNCTION static exact<double> zero() { return {}; }
+  template <class V>
+  KOKKOS_INLINE_FUNCTION static void add(exact<double>& acc, const V& v) {
+    acc.add(static_cast<double>(v));
+  }
+  template <class A, class B>
+  KOKKOS_INLINE_FUNCTION static void add_product(exact<double>& acc, const A& a, const B& b) {
+    acc.add_product(static_cast<double>(a), static_cast<double>(b));
+  }
+  KOKKOS_INLINE_FUNCTION static void join(exact<double>& acc, const exact<double>& other) {
+    acc += other;
+  }
+  KOKKOS_INLINE_FUNCTION static double result(const exact<double>& acc) { return acc.value(); }
   static constexpr bool is_plain = false;
 };
 
@@ -94,6 +140,10 @@ struct accumulator_name<compensated<T>> {
                                            : "comp";
   }
 };
+template <>
+struct accumulator_name<exact<double>> {
+  static constexpr const char* get() { return "exact-fp64"; }
+};
 
 }  // namespace kacc
 
@@ -102,5 +152,10 @@ namespace Kokkos {
 template <class T>
 struct reduction_identity<kacc::compensated<T>> {
   KOKKOS_FORCEINLINE_FUNCTION static kacc::compensated<T> sum() { return {}; }
+};
+/// Lets kacc::exact<double> be the value type of Kokkos::Sum reductions.
+template <>
+struct reduction_identity<kacc::exact<double>> {
+  KOKKOS_FORCEINLINE_FUNCTION static kacc::exact<double> sum() { return {}; }
 };
 }  // namespace Kokkos

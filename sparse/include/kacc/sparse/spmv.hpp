@@ -115,7 +115,7 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
           Acc sum = traits::zero();
           const index_type end = row_map(i + 1);
           for (index_type k = row_map(i); k < end; ++k)
-            traits::add(sum, convert<T>(values(k)) * convert<T>(x(entries(k))));
+            traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
           update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
         });
   } else {
@@ -129,7 +129,7 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, index_type(row_map(i)), index_type(row_map(i + 1))),
           [&](const index_type k, Acc& s) {
-            traits::add(s, convert<T>(values(k)) * convert<T>(x(entries(k))));
+            traits::add_product(s, convert<T>(values(k)), convert<T>(x(entries(k))));
           },
           kacc::Impl::sum_reducer<Acc>(sum));
       Kokkos::single(Kokkos::PerThread(team),
@@ -203,7 +203,8 @@ void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, 
         Acc sum = traits::zero();
         for (; i < i1; ++i) {
           const index_type end = row_map(i + 1);
-          for (; j < end; ++j) traits::add(sum, convert<T>(values(j)) * convert<T>(x(entries(j))));
+          for (; j < end; ++j)
+            traits::add_product(sum, convert<T>(values(j)), convert<T>(x(entries(j))));
           if (i == i0 && started_mid) {
             head(t) = sum;
             head_row(t) = i;
@@ -212,7 +213,8 @@ void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, 
           }
           sum = traits::zero();
         }
-        for (; j < j1; ++j) traits::add(sum, convert<T>(values(j)) * convert<T>(x(entries(j))));
+        for (; j < j1; ++j)
+          traits::add_product(sum, convert<T>(values(j)), convert<T>(x(entries(j))));
         carry_row(t) = i1;
         carry(t) = sum;
       });
@@ -241,7 +243,7 @@ void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M
         Acc sum = traits::zero();
         for (index_type k = 0; k < width; ++k) {
           const std::size_t s = shape.slot(i, k);
-          traits::add(sum, convert<T>(values(s)) * convert<T>(x(entries(s))));
+          traits::add_product(sum, convert<T>(values(s)), convert<T>(x(entries(s))));
         }
         update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
       });

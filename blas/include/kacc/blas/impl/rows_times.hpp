@@ -26,6 +26,23 @@ constexpr int team_threads = 8;
 /// per row).
 constexpr int team_dot_rows = 4;
 
+/// Adds a0 b0 + a1 b1 + a2 b2 + a3 b3: a plain sum adds the four products as one
+/// pairwise-summed term (fewer dependent additions), any other accumulator adds each
+/// product on its own, so an exact accumulator sees the exact products.
+template <class Traits, class Acc, class T>
+KOKKOS_INLINE_FUNCTION void add_four_products(Acc& acc, const T& a0, const T& b0, const T& a1,
+                                              const T& b1, const T& a2, const T& b2, const T& a3,
+                                              const T& b3) {
+  if constexpr (Traits::is_plain) {
+    Traits::add(acc, (a0 * b0 + a1 * b1) + (a2 * b2 + a3 * b3));
+  } else {
+    Traits::add_product(acc, a0, b0);
+    Traits::add_product(acc, a1, b1);
+    Traits::add_product(acc, a2, b2);
+    Traits::add_product(acc, a3, b3);
+  }
+}
+
 /// Host dot shape: one thread per row, each row a lane-split dot product so the inner
 /// loop vectorises without reassociation flags.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
@@ -39,13 +56,13 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
         index_type k = k0;
         for (; k + host_lanes <= k1; k += host_lanes) {
           for (int l = 0; l < host_lanes; ++l)
-            traits::add(lane[l], convert<Arith>(m(i, k + l)) * convert<Arith>(x(k + l)));
+            traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
         }
         for (int l = 0; k + l < k1; ++l)
-          traits::add(lane[l], convert<Arith>(m(i, k + l)) * convert<Arith>(x(k + l)));
+          traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
         for (int w = host_lanes / 2; w > 0; w /= 2)
           for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
-        out(i, traits::result(lane[0]));
+        out(i, static_cast<Arith>(traits::result(lane[0])));
       });
 }
 
@@ -75,17 +92,17 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
           const Arith x2 = convert<Arith>(x(k + 2)), x3 = convert<Arith>(x(k + 3));
           for (index_type r = 0; r < nr; ++r) {
             const index_type i = r0 + r;
-            traits::add(acc[r],
-                        (convert<Arith>(m(i, k)) * x0 + convert<Arith>(m(i, k + 1)) * x1) +
-                            (convert<Arith>(m(i, k + 2)) * x2 + convert<Arith>(m(i, k + 3)) * x3));
+            add_four_products<traits>(acc[r], convert<Arith>(m(i, k)), x0,
+                                      convert<Arith>(m(i, k + 1)), x1, convert<Arith>(m(i, k + 2)),
+                                      x2, convert<Arith>(m(i, k + 3)), x3);
           }
         }
         for (; k < k1; ++k) {
           const Arith xk = convert<Arith>(x(k));
           for (index_type r = 0; r < nr; ++r)
-            traits::add(acc[r], convert<Arith>(m(r0 + r, k)) * xk);
+            traits::add_product(acc[r], convert<Arith>(m(r0 + r, k)), xk);
         }
-        for (index_type r = 0; r < nr; ++r) out(r0 + r, traits::result(acc[r]));
+        for (index_type r = 0; r < nr; ++r) out(r0 + r, static_cast<Arith>(traits::result(acc[r])));
       });
 }
 
@@ -105,10 +122,11 @@ void rows_dot_team(const std::string& label, const Exec& exec, const M& m, index
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, k1 - k0),
         [&](const index_type kk, Acc& s) {
-          traits::add(s, convert<Arith>(m(i, k0 + kk)) * convert<Arith>(x(k0 + kk)));
+          traits::add_product(s, convert<Arith>(m(i, k0 + kk)), convert<Arith>(x(k0 + kk)));
         },
         kacc::Impl::sum_reducer<Acc>(sum));
-    Kokkos::single(Kokkos::PerThread(team), [&]() { out(i, traits::result(sum)); });
+    Kokkos::single(Kokkos::PerThread(team),
+                   [&]() { out(i, static_cast<Arith>(traits::result(sum))); });
   };
   const int lanes = kacc::Impl::vector_lanes<Exec>();
   const int rows = kacc::Impl::team_threads(policy_type(exec, 1, 1, lanes), kernel, team_dot_rows);
@@ -134,7 +152,7 @@ void rows_axpy_team(const std::string& label, const Exec& exec, const M& m, inde
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nr), [&](const index_type r) {
       Acc s = traits::zero();
       for (index_type k = k0 + t; k < k1; k += threads)
-        traits::add(s, convert<Arith>(m(r0 + r, k)) * convert<Arith>(x(k)));
+        traits::add_product(s, convert<Arith>(m(r0 + r, k)), convert<Arith>(x(k)));
       partial(t, r) = s;
     });
     team.team_barrier();
@@ -142,7 +160,7 @@ void rows_axpy_team(const std::string& label, const Exec& exec, const M& m, inde
       Kokkos::single(Kokkos::PerThread(team), [&]() {
         Acc s = partial(0, r);
         for (int u = 1; u < threads; ++u) traits::join(s, partial(u, r));
-        out(r0 + r, traits::result(s));
+        out(r0 + r, static_cast<Arith>(traits::result(s)));
       });
     });
   };

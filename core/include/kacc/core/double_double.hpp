@@ -1,0 +1,317 @@
+#pragma once
+/// @file
+/// `kacc::double_double`: an unevaluated sum hi + lo of two doubles with |lo| <= ulp(hi)/2,
+/// about 106 significant bits, built from error-free transformations (FMA TwoProduct).
+/// The algorithms and their relative error bounds (u = 2^-53, no over- or underflow) are
+/// Joldes, Muller and Popescu, "Tight and rigorous error bounds for basic building blocks
+/// of double-word arithmetic", ACM TOMS 44(2), 2017:
+///   double_double + double: 2u^2 (Alg. 4), double_double + double_double: 3u^2 (Alg. 6),
+///   double_double * double: 2u^2 (Alg. 9), double_double * double_double: 4u^2 (Alg. 12),
+///   double_double / double: 3u^2 (Alg. 15), double_double / double_double: 15u^2 (Alg. 17).
+/// sqrt is one Newton step on the double square root; its tested bound is 4u^2. An
+/// infinite or NaN result of an operation is returned as (result, 0), so IEEE special
+/// values propagate as in double arithmetic (inf - inf = NaN).
+///
+/// Usable as an arithmetic type (`Arith`) and as an accumulator (`Acc`, with
+/// accumulator_traits and Kokkos::reduction_identity); format_traits below lets kernels
+/// convert to and from it and name it in labels. (Not yet a storage format of kacc::View,
+/// whose arithmetic type must be a built-in one.) A wider expansion (see
+/// quad_double.hpp) plugs in the same way: arithmetic operators, a constructor from
+/// double, an explicit conversion to double, an accumulator_traits specialisation, a
+/// Kokkos::reduction_identity specialisation and, for storage, a format_traits one.
+
+#include <kacc/core/accumulator.hpp>
+#include <kacc/core/error_free.hpp>
+#include <kacc/core/format_traits.hpp>
+
+#include <cmath>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+namespace kacc {
+
+/// hi + lo, |lo| <= ulp(hi) / 2 (see the file comment).
+struct double_double {
+  /// The value rounded to double.
+  double hi = 0;
+  /// The rounding error of hi.
+  double lo = 0;
+
+  /// Zero.
+  double_double() = default;
+  /// The double v (exact).
+  KOKKOS_INLINE_FUNCTION constexpr double_double(double v) : hi(v), lo(0) {}
+  /// hi + lo for an already normalised pair (|lo| <= ulp(hi) / 2).
+  KOKKOS_INLINE_FUNCTION constexpr double_double(double h, double l) : hi(h), lo(l) {}
+  /// The value rounded to nearest double.
+  KOKKOS_INLINE_FUNCTION explicit operator double() const { return hi; }
+  /// The value rounded to float (through double).
+  KOKKOS_INLINE_FUNCTION explicit operator float() const { return static_cast<float>(hi); }
+
+  /// Normalises the sum s + e with |s| >= |e| (or s = 0); non-finite s passes through.
+  /// Selects rather than branches, so loops of additions vectorise.
+  KOKKOS_INLINE_FUNCTION static double_double renormalize(double s, double e) {
+    double h, l;
+    eft::fast_two_sum(s, e, h, l);
+    const bool finite = s - s == 0;
+    return double_double(finite ? h : s, finite ? l : 0.0);
+  }
+
+  /// Adds y (Alg. 6).
+  KOKKOS_INLINE_FUNCTION double_double& operator+=(const double_double& y) {
+    double sh, sl, th, tl;
+    eft::two_sum(hi, y.hi, sh, sl);
+    eft::two_sum(lo, y.lo, th, tl);
+    const double_double v = renormalize(sh, sl + th);
+    *this = renormalize(v.hi, tl + v.lo);
+    return *this;
+  }
+  /// Kokkos 3.x joins reduction values through volatile references.
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile double_double& y) volatile {
+    double_double self(hi, lo);
+    self += double_double(y.hi, y.lo);
+    hi = self.hi;
+    lo = self.lo;
+  }
+  /// Adds the double y (Alg. 4).
+  KOKKOS_INLINE_FUNCTION double_double& operator+=(double y) {
+    double sh, sl;
+    eft::two_sum(hi, y, sh, sl);
+    *this = renormalize(sh, lo + sl);
+    return *this;
+  }
+  /// Subtracts y.
+  KOKKOS_INLINE_FUNCTION double_double& operator-=(const double_double& y) {
+    return *this += double_double(-y.hi, -y.lo);
+  }
+  /// Multiplies by y (Alg. 12).
+  KOKKOS_INLINE_FUNCTION double_double& operator*=(const double_double& y) {
+    double ch, cl1;
+    eft::two_prod(hi, y.hi, ch, cl1);
+    const double tl1 = math::fma(hi, y.lo, lo * y.lo);
+    const double cl2 = math::fma(lo, y.hi, tl1);
+    *this = renormalize(ch, cl1 + cl2);
+    return *this;
+  }
+  /// Multiplies by the double y (Alg. 9).
+  KOKKOS_INLINE_FUNCTION double_double& operator*=(double y) {
+    double ch, cl1;
+    eft::two_prod(hi, y, ch, cl1);
+    *this = renormalize(ch, math::fma(lo, y, cl1));
+    return *this;
+  }
+  /// Divides by y (Alg. 17).
+  KOKKOS_INLINE_FUNCTION double_double& operator/=(const double_double& y) {
+    const double th = hi / y.hi;
+    double_double r = y;
+    r *= th;
+    const double delta = (hi - r.hi) + (lo - r.lo);
+    *this = renormalize(th, delta / y.hi);
+    return *this;
+  }
+  /// Divides by the double y (Alg. 15).
+  KOKKOS_INLINE_FUNCTION double_double& operator/=(double y) {
+    const double th = hi / y;
+    double ph, pl;
+    eft::two_prod(th, y, ph, pl);
+    const double delta = ((hi - ph) - pl) + lo;
+    *this = renormalize(th, delta / y);
+    return *this;
+  }
+};
+
+/// -x (exact).
+KOKKOS_INLINE_FUNCTION double_double operator-(const double_double& x) {
+  return double_double(-x.hi, -x.lo);
+}
+/// x + y.
+KOKKOS_INLINE_FUNCTION double_double operator+(double_double x, const double_double& y) {
+  return x += y;
+}
+/// x + y for a double y.
+KOKKOS_INLINE_FUNCTION double_double operator+(double_double x, double y) {
+  return x += y;
+}
+/// x + y for a double x.
+KOKKOS_INLINE_FUNCTION double_double operator+(double x, double_double y) {
+  return y += x;
+}
+/// x - y.
+KOKKOS_INLINE_FUNCTION double_double operator-(double_double x, const double_double& y) {
+  return x -= y;
+}
+/// x - y for a double y.
+KOKKOS_INLINE_FUNCTION double_double operator-(double_double x, double y) {
+  return x += -y;
+}
+/// x - y for a double x.
+KOKKOS_INLINE_FUNCTION double_double operator-(double x, const double_double& y) {
+  return -y + x;
+}
+/// x * y.
+KOKKOS_INLINE_FUNCTION double_double operator*(double_double x, const double_double& y) {
+  return x *= y;
+}
+/// x * y for a double y.
+KOKKOS_INLINE_FUNCTION double_double operator*(double_double x, double y) {
+  return x *= y;
+}
+/// x * y for a double x.
+KOKKOS_INLINE_FUNCTION double_double operator*(double x, double_double y) {
+  return y *= x;
+}
+/// x / y.
+KOKKOS_INLINE_FUNCTION double_double operator/(double_double x, const double_double& y) {
+  return x /= y;
+}
+/// x / y for a double y.
+KOKKOS_INLINE_FUNCTION double_double operator/(double_double x, double y) {
+  return x /= y;
+}
+/// x / y for a double x.
+KOKKOS_INLINE_FUNCTION double_double operator/(double x, const double_double& y) {
+  return double_double(x) /= y;
+}
+
+/// Comparisons of the exact values (normalised pairs compare lexicographically).
+KOKKOS_INLINE_FUNCTION bool operator==(const double_double& x, const double_double& y) {
+  return x.hi == y.hi && x.lo == y.lo;
+}
+/// x != y.
+KOKKOS_INLINE_FUNCTION bool operator!=(const double_double& x, const double_double& y) {
+  return !(x == y);
+}
+/// x < y.
+KOKKOS_INLINE_FUNCTION bool operator<(const double_double& x, const double_double& y) {
+  return x.hi < y.hi || (x.hi == y.hi && x.lo < y.lo);
+}
+/// x > y.
+KOKKOS_INLINE_FUNCTION bool operator>(const double_double& x, const double_double& y) {
+  return y < x;
+}
+/// x <= y.
+KOKKOS_INLINE_FUNCTION bool operator<=(const double_double& x, const double_double& y) {
+  return x.hi < y.hi || (x.hi == y.hi && x.lo <= y.lo);
+}
+/// x >= y.
+KOKKOS_INLINE_FUNCTION bool operator>=(const double_double& x, const double_double& y) {
+  return y <= x;
+}
+
+/// |x|.
+KOKKOS_INLINE_FUNCTION double_double abs(const double_double& x) {
+  return x.hi < 0 ? -x : x;
+}
+/// The square root: one Newton step on the double square root (NaN for x < 0).
+KOKKOS_INLINE_FUNCTION double_double sqrt(const double_double& x) {
+  if (!(x.hi > 0)) return double_double(x.hi == 0 ? x.hi : math::sqrt(x.hi), 0.0);
+  const double s = math::sqrt(x.hi);
+  double p, e;
+  eft::two_prod(s, s, p, e);
+  return double_double::renormalize(s, (((x.hi - p) - e) + x.lo) / (2 * s));
+}
+
+namespace detail {
+/// `digits` significant decimal digits of the expansion x (a type with abs, comparisons
+/// and arithmetic with double), in scientific notation, the last digit truncated.
+template <class X>
+std::string expansion_to_string(X x, double lead, int digits) {
+  if (lead != lead) return "nan";
+  if (lead - lead != 0) return lead > 0 ? "inf" : "-inf";
+  std::string out = lead < 0 || (lead == 0 && std::signbit(lead)) ? "-" : "";
+  if (lead == 0) return out + "0";
+  if (lead < 0) x = -x;
+  int exponent = static_cast<int>(std::floor(std::log10(std::fabs(lead))));
+  for (int k = 0; k < exponent; ++k) x /= 10.0;
+  for (int k = 0; k > exponent; --k) x *= 10.0;
+  if (static_cast<double>(x) >= 10.0) {
+    x /= 10.0;
+    ++exponent;
+  } else if (static_cast<double>(x) < 1.0) {
+    x *= 10.0;
+    --exponent;
+  }
+  for (int k = 0; k < digits; ++k) {
+    int d = static_cast<int>(std::floor(static_cast<double>(x)));
+    if (X(static_cast<double>(d)) > x) --d;  // the lead double rounded up
+    d = d < 0 ? 0 : d > 9 ? 9 : d;
+    out += static_cast<char>('0' + d);
+    if (k == 0) out += '.';
+    x = (x - static_cast<double>(d)) * 10.0;
+  }
+  return out + "e" + std::to_string(exponent);
+}
+}  // namespace detail
+
+/// 32 significant decimal digits (host only).
+inline std::string to_string(const double_double& x) {
+  return detail::expansion_to_string(x, x.hi, 32);
+}
+/// Writes to_string(x) (host only).
+inline std::ostream& operator<<(std::ostream& os, const double_double& x) {
+  return os << to_string(x);
+}
+
+/// double_double as an accumulator: values and exact products (TwoProduct) of doubles are
+/// added with Alg. 4 / Alg. 6, double_double products with Alg. 12.
+template <>
+struct accumulator_traits<double_double> {
+  using value_type = double_double;
+  KOKKOS_INLINE_FUNCTION static double_double zero() { return {}; }
+  template <class V>
+  KOKKOS_INLINE_FUNCTION static void add(double_double& acc, const V& v) {
+    if constexpr (std::is_same<V, double_double>::value) {
+      acc += v;
+    } else {
+      acc += static_cast<double>(v);
+    }
+  }
+  template <class A, class B>
+  KOKKOS_INLINE_FUNCTION static void add_product(double_double& acc, const A& a, const B& b) {
+    if constexpr (std::is_same<A, double_double>::value || std::is_same<B, double_double>::value) {
+      acc += double_double(a) * double_double(b);
+    } else {
+      double p, e;  // |e| <= ulp(p) / 2: already a double_double
+      eft::two_prod(static_cast<double>(a), static_cast<double>(b), p, e);
+      acc += double_double(p, e);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION static void join(double_double& acc, const double_double& other) {
+    acc += other;
+  }
+  KOKKOS_INLINE_FUNCTION static double_double result(const double_double& acc) { return acc; }
+  static constexpr bool is_plain = false;
+};
+
+template <>
+struct accumulator_name<double_double> {
+  static constexpr const char* get() { return "dd"; }
+};
+
+/// Conversions (kacc::convert) to and from double_double, and its name in kernel labels.
+template <>
+struct format_traits<double_double> {
+  using storage_type = double_double;
+  static constexpr bool is_scaled = false;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T decode(const double_double& s) {
+    return static_cast<T>(s);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static double_double encode(const T& v) {
+    return double_double(v);
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return DBL_MAX; }
+  static constexpr const char* name() { return "dd"; }
+};
+
+}  // namespace kacc
+
+namespace Kokkos {
+/// Lets kacc::double_double be the value type of Kokkos::Sum reductions.
+template <>
+struct reduction_identity<kacc::double_double> {
+  KOKKOS_FORCEINLINE_FUNCTION static kacc::double_double sum() { return {}; }
+};
+}  // namespace Kokkos

@@ -1,0 +1,289 @@
+// kacc::exact<double> (and kacc::compensated<double>'s Dot2 bound) in the kernels: DOT, NRM2, GEMV
+// (N and T, LayoutLeft and LayoutRight), TRSV and CSR SpMV give MPFR's correctly rounded result bit
+// for bit, on ill-conditioned data (GenDot, condition 1e5 ... 1e40), on data over the whole double
+// range and with IEEE special values, with fp64 and fp32 storage, for every execution
+// space of the build, both loop shapes, and lengths that split the work differently.
+// ctest runs this program with --kokkos-threads=1, 2, 3, 7 and 64: since every run must
+// equal MPFR, the results are bitwise identical across thread counts.
+#include <kacc/blas/dot.hpp>
+#include <kacc/blas/gemv.hpp>
+#include <kacc/blas/nrm2.hpp>
+#include <kacc/blas/trsv.hpp>
+#include <kacc/sparse/spmv.hpp>
+#include <kacc_testing/gendot.hpp>
+
+#include "blas_reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+
+namespace {
+
+using namespace kacc_blas_ref;
+using kacc::Impl::shape;
+using Exact = kacc::exact<double>;
+using Host = Kokkos::DefaultHostExecutionSpace;
+constexpr double conditions[] = {1e5, 1e10, 1e20, 1e30, 1e40};
+
+template <class S>
+using HostVec = kacc::View<double*, Kokkos::HostSpace, kacc::StoredAs<S>>;
+template <class S, class Layout>
+using HostMat = kacc::View<double**, Layout, Kokkos::HostSpace, kacc::StoredAs<S>>;
+using Plain = Kokkos::View<double*, Kokkos::HostSpace>;
+
+::testing::AssertionResult same_double(double expected, double actual) {
+  std::uint64_t e, a;
+  std::memcpy(&e, &expected, sizeof e);
+  std::memcpy(&a, &actual, sizeof a);
+  if ((std::isnan(expected) && std::isnan(actual)) || e == a) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << std::hexfloat << "expected " << expected << ", got " << actual;
+}
+
+// How many entries of y differ from MPFR's correctly rounded M x (M row-major m x n).
+int matvec_misses(const std::vector<double>& M, std::size_t m, std::size_t n,
+                  const std::vector<double>& x, const Plain& y) {
+  const auto ref = exact_matvec(M, m, n, x);
+  int misses = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    if (!same_double(ref[i], y(i))) ++misses;
+  return misses;
+}
+
+// The host execution spaces of the build (the test data live in HostSpace), named so
+// that ctest's per-thread-count runs can select the OpenMP one.
+#if defined(KOKKOS_ENABLE_SERIAL) && !defined(KOKKOS_ENABLE_OPENMP) && \
+    !defined(KOKKOS_ENABLE_THREADS)
+using HostSpaces = ::testing::Types<Kokkos::Serial>;
+#elif defined(KOKKOS_ENABLE_SERIAL)
+using HostSpaces = ::testing::Types<Kokkos::Serial, Kokkos::DefaultHostExecutionSpace>;
+#else
+using HostSpaces = ::testing::Types<Kokkos::DefaultHostExecutionSpace>;
+#endif
+struct SpaceName {
+  template <class Exec>
+  static std::string GetName(int) {
+    return Exec::name();
+  }
+};
+
+template <class Exec>
+class ExactKernels : public ::testing::Test {};
+TYPED_TEST_SUITE(ExactKernels, HostSpaces, SpaceName);
+
+// DOT of x and y stored as S.
+template <class Exec, class S>
+void check_dot(double cond, const std::vector<double>& xv, const std::vector<double>& yv) {
+  const std::size_t n = xv.size();
+  auto x = make_vector<HostVec<S>>(xv);
+  auto y = make_vector<HostVec<S>>(yv);
+  const auto xs = stored(x), ys = stored(y);
+  const double ref = kacc_testing::exact_dot(n, xs.data(), ys.data()).rounded();
+  EXPECT_TRUE(same_double(ref, kacc::blas::dot<double, Exact>(Exec(), x, y)))
+      << kacc::format_name<S>() << " cond " << cond << " n " << n;
+}
+
+TYPED_TEST(ExactKernels, DotEqualsMpfr) {
+  // Lengths around the lane count (16) and the host block (4096); long vectors at the
+  // largest condition number only.
+  for (double cond : conditions)
+    for (std::size_t n : {6u, 17u, 4097u, 40000u}) {
+      if (n > 5000 && cond != 1e40) continue;
+      std::vector<double> xv, yv;
+      kacc_testing::gen_dot(n, cond, n, xv, yv);
+      check_dot<TypeParam, double>(cond, xv, yv);
+      check_dot<TypeParam, float>(cond, xv, yv);
+    }
+}
+
+TYPED_TEST(ExactKernels, DotOverTheWholeRangeAndSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const std::size_t n = 1 + 400 * seed;
+    auto xv = kacc_testing::wide_range_values(n, seed),
+         yv = kacc_testing::wide_range_values(n, seed + 99);
+    if (seed % 5 == 0) xv[n / 2] = inf;
+    if (seed % 10 == 0) yv[n / 3] = -inf;  // inf - inf: NaN
+    auto x = make_vector<Plain>(xv);
+    auto y = make_vector<Plain>(yv);
+    EXPECT_TRUE(same_double(kacc_testing::exact_dot(n, xv.data(), yv.data()).rounded(),
+                            kacc::blas::dot<double, Exact>(TypeParam(), x, y)))
+        << "seed " << seed;
+  }
+}
+
+TYPED_TEST(ExactKernels, Nrm2IsTheSquareRootOfTheRoundedExactSumOfSquares) {
+  for (double cond : conditions) {
+    std::vector<double> xv, unused;
+    kacc_testing::gen_dot(2000, cond, 3, xv, unused);
+    auto x = make_vector<Plain>(xv);
+    const double ss = kacc_testing::exact_dot(xv.size(), xv.data(), xv.data()).rounded();
+    EXPECT_TRUE(same_double(std::sqrt(ss), kacc::blas::nrm2<double, Exact>(TypeParam(), x)));
+  }
+}
+
+// GEMV with op(A) an m x n matrix whose rows are ill-conditioned against x.
+template <class Exec, shape Shape, class S, class Layout>
+void check_gemv(bool trans, std::size_t m, std::size_t n, double cond) {
+  std::vector<double> xv, M;
+  kacc_testing::gen_dot_rows(m, n, cond, m + n, xv, M);
+  // A holds op(A) transposed for "T".
+  const std::size_t rows = trans ? n : m, cols = trans ? m : n;
+  auto A = make_matrix<HostMat<S, Layout>>(op(M, m, n, trans), rows, cols);
+  auto x = make_vector<Plain>(xv);
+  Plain y("y", m);
+  kacc::blas::Impl::gemv<double, Exact, Shape>("test_gemv", Exec(), trans, 1.0, A, x, 0.0, y);
+  Exec().fence();
+  EXPECT_EQ(matvec_misses(op(stored(A), rows, cols, trans), m, n, xv, y), 0)
+      << (trans ? "T " : "N ") << kacc::format_name<S>() << " "
+      << kacc::Impl::layout_of<HostMat<S, Layout>>() << " " << m << "x" << n << " cond " << cond
+      << (Shape == shape::host ? " host shape" : " team shape");
+}
+
+template <class Exec, shape Shape, class S>
+void check_gemv_all_cases(std::size_t m, std::size_t n, double cond) {
+  for (bool trans : {false, true}) {
+    check_gemv<Exec, Shape, S, Kokkos::LayoutLeft>(trans, m, n, cond);
+    check_gemv<Exec, Shape, S, Kokkos::LayoutRight>(trans, m, n, cond);
+  }
+}
+
+TYPED_TEST(ExactKernels, GemvEqualsMpfrInBothShapesAndLayouts) {
+  // 1100 rows: more than one host chunk of rows (1024); 41 columns: a remainder after
+  // the groups of four.
+  check_gemv_all_cases<TypeParam, shape::host, double>(100, 517, 1e40);
+  check_gemv_all_cases<TypeParam, shape::host, float>(1100, 41, 1e20);
+  check_gemv_all_cases<TypeParam, shape::team, double>(70, 133, 1e30);
+}
+
+TYPED_TEST(ExactKernels, GemvPublicEntryPoint) {
+  std::vector<double> xv, M;
+  kacc_testing::gen_dot_rows(64, 200, 1e30, 11, xv, M);
+  auto A = make_matrix<Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>>(M, 64, 200);
+  auto x = make_vector<Plain>(xv);
+  Plain y("y", 64);
+  kacc::blas::gemv<double, Exact>(TypeParam(), "N", 1.0, A, x, 0.0, y);
+  TypeParam().fence();
+  EXPECT_EQ(matvec_misses(M, 64, 200, xv, y), 0);
+}
+
+// x(i) = fl(fl_exact(b(i) - sum_k T(i,k) x(k)) / T(i,i)) over the computed x, as
+// ExBLAS's TRSV; one diagonal block (n <= 256), where kacc's residual is one sum.
+std::vector<double> rounded_residual_trsv(const std::vector<double>& T, std::size_t n, bool lower,
+                                          const std::vector<double>& b) {
+  std::vector<double> x(n), a, v;
+  for (std::size_t q = 0; q < n; ++q) {
+    const std::size_t i = lower ? q : n - 1 - q;
+    a.assign(1, b[i]);
+    v.assign(1, 1.0);
+    const std::size_t k0 = lower ? 0 : i + 1, k1 = lower ? i : n;
+    for (std::size_t k = k0; k < k1; ++k) {
+      a.push_back(-T[i * n + k]);
+      v.push_back(x[k]);
+    }
+    x[i] = kacc_testing::exact_dot(a.size(), a.data(), v.data()).rounded() / T[i * n + i];
+  }
+  return x;
+}
+
+template <class Exec, class Layout>
+void check_trsv(const char* uplo, const char* trans, std::size_t n) {
+  std::vector<double> T = random_values(n * n, 5);
+  const bool lower_storage = uplo[0] == 'L';
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < n; ++k)
+      if (lower_storage ? k > i : k < i) T[i * n + k] = 0;
+    T[i * n + i] = 1.5 + T[i * n + i];
+  }
+  const auto bv = random_values(n, 6);
+  auto A = make_matrix<Kokkos::View<double**, Layout, Kokkos::HostSpace>>(T, n, n);
+  auto b = make_vector<Plain>(bv);
+  kacc::blas::trsv<double, Exact>(Exec(), uplo, trans, "N", A, b);
+  Exec().fence();
+  const bool tr = trans[0] != 'N';
+  const auto ref = rounded_residual_trsv(op(T, n, n, tr), n, lower_storage != tr, bv);
+  int misses = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!same_double(ref[i], b(i))) ++misses;
+  EXPECT_EQ(misses, 0) << uplo << trans << " n " << n;
+}
+
+TYPED_TEST(ExactKernels, TrsvResidualsAreCorrectlyRounded) {
+  for (const char* uplo : {"L", "U"})
+    for (const char* trans : {"N", "T"}) {
+      check_trsv<TypeParam, Kokkos::LayoutLeft>(uplo, trans, 150);
+      check_trsv<TypeParam, Kokkos::LayoutRight>(uplo, trans, 37);
+    }
+}
+
+TYPED_TEST(ExactKernels, SpmvEqualsMpfrForEveryCsrKernel) {
+  namespace ks = kacc::sparse;
+  // Rows of varying length (some empty), each ill-conditioned against x.
+  const std::size_t m = 300, n = 400;
+  std::vector<double> xv, M;
+  kacc_testing::gen_dot_rows(m, n, 1e30, 21, xv, M);
+  ks::CooMatrix coo;
+  coo.num_rows = static_cast<std::int64_t>(m);
+  coo.num_cols = static_cast<std::int64_t>(n);
+  std::vector<double> dense(m * n, 0.0);
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::size_t len = i % 7 == 0 ? 0 : (i * 37) % n + 1;
+    for (std::size_t k = 0; k < len; ++k) {
+      coo.row.push_back(static_cast<std::int64_t>(i));
+      coo.col.push_back(static_cast<std::int64_t>(k));
+      coo.val.push_back(M[i * n + k]);
+      dense[i * n + k] = M[i * n + k];
+    }
+  }
+  using Device = typename TypeParam::device_type;
+  const auto a = ks::make_csr<double, double, int, int, Device>(coo);
+  auto x = make_vector<Plain>(xv);
+  for (auto algo : {ks::SpmvAlgorithm::row, ks::SpmvAlgorithm::load_balanced}) {
+    Plain y("y", m);
+    ks::spmv<double, Exact>(TypeParam(), "N", 1.0, a, x, 0.0, y, algo);
+    TypeParam().fence();
+    EXPECT_EQ(matvec_misses(dense, m, n, xv, y), 0) << ks::algorithm_name(algo);
+  }
+  Plain y("y", m);
+  kacc::sparse::Impl::csr_row<double, Exact, shape::team>("test_csr_team", TypeParam(), 1.0, a, x,
+                                                          0.0, y);
+  TypeParam().fence();
+  EXPECT_EQ(matvec_misses(dense, m, n, xv, y), 0) << "team shape";
+}
+
+// Ogita, Rump and Oishi's Dot2 bound for kacc::compensated<double>:
+// |res - x^T y| <= u |x^T y| + gamma_n^2 sum |x_i y_i|. Beyond condition 1/u a dot
+// product whose products are rounded misses it.
+TYPED_TEST(ExactKernels, CompensatedDotWithinDot2Bound) {
+  constexpr double u = 0x1p-53;
+  for (double cond : conditions)
+    for (std::size_t n : {100u, 4097u, 40000u}) {
+      std::vector<double> xv, yv;
+      kacc_testing::gen_dot(n, cond, n + 1, xv, yv);
+      auto x = make_vector<Plain>(xv);
+      auto y = make_vector<Plain>(yv);
+      const double r = kacc::blas::dot<double, kacc::compensated<double>>(TypeParam(), x, y);
+      const auto exact = kacc_testing::exact_dot(n, xv.data(), yv.data());
+      double abs = 0;
+      for (std::size_t i = 0; i < n; ++i) abs += std::fabs(xv[i] * yv[i]);
+      const double g = gamma(n, u);
+      EXPECT_LE(exact.abs_error(r), u * std::fabs(exact.rounded()) + g * g * abs)
+          << "cond " << cond << " n " << n;
+    }
+}
+
+TEST(ExactKernelsShapes, DotTeamShapeEqualsMpfr) {
+  for (double cond : conditions) {
+    std::vector<double> xv, yv;
+    kacc_testing::gen_dot(3001, cond, 8, xv, yv);
+    auto x = make_vector<Plain>(xv);
+    auto y = make_vector<Plain>(yv);
+    const Exact sum = kacc::blas::Impl::dot<double, Exact, shape::team>("test_dot", Host(), x, y);
+    EXPECT_TRUE(same_double(kacc_testing::exact_dot(xv.size(), xv.data(), yv.data()).rounded(),
+                            kacc::accumulator_traits<Exact>::result(sum)));
+  }
+}
+
+}  // namespace

@@ -1,0 +1,297 @@
+// kacc::double_double and kacc::quad_double against MPFR: every operation within its
+// stated relative error bound on random operands over a wide exponent range and on
+// cancelling ones; comparisons, conversions, printing, IEEE special values; and both as
+// Arith and Acc of DOT and GEMV on fp64 data (MPRES-BLAS-style extended results).
+#include <kacc/blas/dot.hpp>
+#include <kacc/blas/gemv.hpp>
+#include <kacc/core/quad_double.hpp>
+#include <kacc_testing/exact.hpp>
+#include <kacc_testing/gendot.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <vector>
+
+namespace {
+
+using kacc::double_double;
+using kacc::quad_double;
+constexpr double u = 0x1p-53;
+
+// An MPFR number of 600 bits: exact for the sums of components used here.
+struct big {
+  mpfr_t v;
+  big() { mpfr_init2(v, 600); }
+  ~big() { mpfr_clear(v); }
+  big(const big&) = delete;
+  big& operator=(const big&) = delete;
+};
+
+void set(big& b, const double_double& x) {
+  mpfr_set_d(b.v, x.hi, MPFR_RNDN);
+  mpfr_add_d(b.v, b.v, x.lo, MPFR_RNDN);
+}
+void set(big& b, const quad_double& x) {
+  mpfr_set_d(b.v, x.x[0], MPFR_RNDN);
+  for (int i = 1; i < 4; ++i) mpfr_add_d(b.v, b.v, x.x[i], MPFR_RNDN);
+}
+
+// |computed - exact| / |exact| (0 when both are 0).
+template <class X>
+double rel_error(const X& computed, const big& exact) {
+  big c, d;
+  set(c, computed);
+  mpfr_sub(d.v, c.v, exact.v, MPFR_RNDN);
+  if (mpfr_zero_p(exact.v)) return mpfr_zero_p(d.v) ? 0 : INFINITY;
+  mpfr_div(d.v, d.v, exact.v, MPFR_RNDN);
+  return std::fabs(mpfr_get_d(d.v, MPFR_RNDU));
+}
+
+// Random operands: exponents over +-200, four random lower components.
+double lead(const double_double& x) {
+  return x.hi;
+}
+double lead(const quad_double& x) {
+  return x.x[0];
+}
+
+template <class X>
+std::vector<X> random_operands(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-200, 200);
+  std::vector<X> v;
+  for (std::size_t k = 0; k < n; ++k) {
+    X x = X(std::ldexp(unit(gen), exponent(gen)));
+    for (int i = 1; i <= 4; ++i) x = x + X(lead(x) * std::ldexp(unit(gen), -53 * i));
+    v.push_back(x);
+  }
+  return v;
+}
+
+// Worst relative error of each operation over random operand pairs; in every fifth pair
+// b is close to -a (cancellation in a + b).
+template <class X>
+void check_operations(double add_bound, double mul_bound, double div_bound, double sqrt_bound) {
+  const auto a = random_operands<X>(2000, 1);
+  auto b = random_operands<X>(2000, 2);
+  for (std::size_t k = 4; k < b.size(); k += 5)
+    b[k] = -a[k] + X(lead(a[k]) * 0x1p-120 * (1 + (k % 7) / 8.0));
+  double worst_add = 0, worst_sub = 0, worst_mul = 0, worst_div = 0, worst_sqrt = 0;
+  double worst_add_d = 0, worst_mul_d = 0, worst_div_d = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    big ea, eb, r;
+    set(ea, a[k]);
+    set(eb, b[k]);
+    mpfr_add(r.v, ea.v, eb.v, MPFR_RNDN);
+    worst_add = std::max(worst_add, rel_error(a[k] + b[k], r));
+    mpfr_sub(r.v, ea.v, eb.v, MPFR_RNDN);
+    worst_sub = std::max(worst_sub, rel_error(a[k] - b[k], r));
+    mpfr_mul(r.v, ea.v, eb.v, MPFR_RNDN);
+    worst_mul = std::max(worst_mul, rel_error(a[k] * b[k], r));
+    mpfr_div(r.v, ea.v, eb.v, MPFR_RNDN);
+    worst_div = std::max(worst_div, rel_error(a[k] / b[k], r));
+    const double d = lead(b[k]);
+    mpfr_add_d(r.v, ea.v, d, MPFR_RNDN);
+    worst_add_d = std::max(worst_add_d, rel_error(a[k] + d, r));
+    mpfr_mul_d(r.v, ea.v, d, MPFR_RNDN);
+    worst_mul_d = std::max(worst_mul_d, rel_error(a[k] * d, r));
+    mpfr_div_d(r.v, ea.v, d, MPFR_RNDN);
+    worst_div_d = std::max(worst_div_d, rel_error(a[k] / d, r));
+    const X pos = abs(a[k]);
+    set(ea, pos);
+    mpfr_sqrt(r.v, ea.v, MPFR_RNDN);
+    worst_sqrt = std::max(worst_sqrt, rel_error(sqrt(pos), r));
+  }
+  EXPECT_LE(worst_add, add_bound);
+  EXPECT_LE(worst_sub, add_bound);
+  EXPECT_LE(worst_add_d, add_bound);
+  EXPECT_LE(worst_mul, mul_bound);
+  EXPECT_LE(worst_mul_d, mul_bound);
+  EXPECT_LE(worst_div, div_bound);
+  EXPECT_LE(worst_div_d, div_bound);
+  EXPECT_LE(worst_sqrt, sqrt_bound);
+}
+
+TEST(DoubleDouble, OperationsWithinTheirBounds) {
+  // Joldes, Muller and Popescu's bounds; sqrt: the tested 4u^2.
+  check_operations<double_double>(3 * u * u, 4 * u * u, 15 * u * u, 4 * u * u);
+}
+
+TEST(QuadDouble, OperationsWithinTheirBounds) {
+  check_operations<quad_double>(0x1p-208, 0x1p-208, 0x1p-205, 0x1p-205);
+}
+
+template <class X>
+void check_special_values() {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(static_cast<double>(X(inf) + X(1.0)), inf);
+  EXPECT_EQ(static_cast<double>(X(1.0) - X(inf)), -inf);
+  EXPECT_TRUE(std::isnan(static_cast<double>(X(inf) - X(inf))));
+  EXPECT_TRUE(std::isnan(static_cast<double>(X(inf) * X(0.0))));
+  EXPECT_EQ(static_cast<double>(X(2.0) * X(inf)), inf);
+  EXPECT_EQ(static_cast<double>(X(1.0) / X(0.0)), inf);
+  EXPECT_EQ(static_cast<double>(sqrt(X(0.0))), 0.0);
+  EXPECT_TRUE(std::isnan(static_cast<double>(sqrt(X(-1.0)))));
+}
+
+TEST(DoubleDouble, SpecialValuesFollowIeee) {
+  check_special_values<double_double>();
+}
+TEST(QuadDouble, SpecialValuesFollowIeee) {
+  check_special_values<quad_double>();
+}
+
+template <class X>
+void check_comparisons_and_conversions() {
+  const X third = X(1.0) / X(3.0);
+  const X bigger = third + X(0x1p-100);
+  EXPECT_TRUE(third < bigger && bigger > third && third <= bigger && bigger >= third);
+  EXPECT_TRUE(third != bigger && third == third && !(third < third) && third <= third);
+  EXPECT_EQ(static_cast<double>(third), 1.0 / 3.0);  // rounded to nearest
+  EXPECT_EQ(static_cast<float>(third), 1.0f / 3.0f);
+  EXPECT_EQ(abs(-third), third);
+  EXPECT_TRUE(X(-2.0) < X(0.0));
+}
+
+TEST(DoubleDouble, ComparisonsAndConversions) {
+  check_comparisons_and_conversions<double_double>();
+}
+TEST(QuadDouble, ComparisonsAndConversions) {
+  check_comparisons_and_conversions<quad_double>();
+}
+
+TEST(DoubleDouble, Printing) {
+  std::ostringstream os;
+  os << double_double(1.0) / double_double(3.0) << " " << double_double(0.0);
+  EXPECT_EQ(os.str(), "3.3333333333333333333333333333333e-1 0");
+  // The first 25 digits of far-away values agree with MPFR's decimal expansion.
+  for (double v : {-2.5e-300, 1.7e308, 6.02214076e23, 0x1p-1000}) {
+    char ref[64];
+    mpfr_t m;
+    mpfr_init2(m, 53);
+    mpfr_set_d(m, v, MPFR_RNDN);
+    mpfr_snprintf(ref, sizeof ref, "%.24Re", m);
+    mpfr_clear(m);
+    const std::string printed = kacc::to_string(double_double(v));
+    const std::string expected(ref);
+    EXPECT_EQ(printed.substr(0, expected.find('e') - 1),
+              expected.substr(0, expected.find('e') - 1));
+    EXPECT_EQ(printed.substr(printed.find('e') + 1),
+              std::to_string(std::stoi(expected.substr(expected.find('e') + 1))));
+  }
+}
+
+TEST(QuadDouble, Printing) {
+  std::ostringstream os;
+  os << quad_double(2.0) / quad_double(3.0);
+  EXPECT_EQ(os.str().substr(0, 64),
+            "6.66666666666666666666666666666666666666666666666666666666666666");
+  EXPECT_EQ(os.str().substr(os.str().size() - 3), "e-1");
+}
+
+// DOT of ill-conditioned fp64 data with Arith = Acc = X: within (n - 1) add_bound
+// sum |x_i y_i| of the exact value (the products are exact).
+template <class X>
+void check_dot(double add_bound) {
+  using Vec = Kokkos::View<double*, Kokkos::HostSpace>;
+  for (double cond : {1e10, 1e30}) {
+    std::vector<double> xv, yv;
+    const std::size_t n = 3000;
+    kacc_testing::gen_dot(n, cond, 4, xv, yv);
+    Vec x("x", n), y("y", n);
+    double abs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      x(i) = xv[i];
+      y(i) = yv[i];
+      abs += std::fabs(xv[i] * yv[i]);
+    }
+    const X r = kacc::blas::dot<X, X>(Kokkos::DefaultHostExecutionSpace(), x, y);
+    const auto exact = kacc_testing::exact_dot(n, xv.data(), yv.data());
+    big e, c, d;
+    mpfr_set(e.v, exact.get(), MPFR_RNDN);
+    set(c, r);
+    mpfr_sub(d.v, c.v, e.v, MPFR_RNDN);
+    EXPECT_LE(std::fabs(mpfr_get_d(d.v, MPFR_RNDU)), 2 * n * add_bound * abs) << cond;
+    // Acc = X, Arith = double: one rounding to double at the end on top.
+    const double rd = kacc::blas::dot<double, X>(Kokkos::DefaultHostExecutionSpace(), x, y);
+    EXPECT_LE(exact.abs_error(rd), u * std::fabs(exact.rounded()) + 2 * n * add_bound * abs);
+  }
+}
+
+TEST(DoubleDouble, DotArithAndAcc) {
+  check_dot<double_double>(3 * u * u);
+}
+TEST(QuadDouble, DotArithAndAcc) {
+  check_dot<quad_double>(0x1p-208);
+}
+
+// GEMV with Arith = Acc = double_double, y stored as double_double: every row within
+// the same bound as DOT.
+TEST(DoubleDouble, GemvExtendedPrecisionResult) {
+  const std::size_t m = 40, n = 300;
+  std::vector<double> xv, M;
+  kacc_testing::gen_dot_rows(m, n, 1e25, 9, xv, M);
+  for (bool trans : {false, true}) {
+    const std::size_t rows = trans ? n : m, cols = trans ? m : n;
+    Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> A("A", rows, cols);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t k = 0; k < n; ++k) (trans ? A(k, i) : A(i, k)) = M[i * n + k];
+    Kokkos::View<double*, Kokkos::HostSpace> x("x", n);
+    for (std::size_t k = 0; k < n; ++k) x(k) = xv[k];
+    Kokkos::View<double_double*, Kokkos::HostSpace> y("y", m);
+    kacc::blas::gemv<double_double, double_double>(Kokkos::DefaultHostExecutionSpace(),
+                                                   trans ? "T" : "N", 1.0, A, x, 0.0, y);
+    Kokkos::DefaultHostExecutionSpace().fence();
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto exact = kacc_testing::exact_dot(n, &M[i * n], xv.data());
+      double abs = 0;
+      for (std::size_t k = 0; k < n; ++k) abs += std::fabs(M[i * n + k] * xv[k]);
+      big e, c, d;
+      mpfr_set(e.v, exact.get(), MPFR_RNDN);
+      set(c, y(i));
+      mpfr_sub(d.v, c.v, e.v, MPFR_RNDN);
+      EXPECT_LE(std::fabs(mpfr_get_d(d.v, MPFR_RNDU)), 2 * n * 3 * u * u * abs)
+          << (trans ? "T row " : "N row ") << i;
+    }
+  }
+}
+
+// GEMV with Arith = double and Acc = X: the row sums in X, each rounded once to double.
+template <class X>
+void check_gemv_acc(double add_bound) {
+  const std::size_t m = 40, n = 300;
+  std::vector<double> xv, M;
+  kacc_testing::gen_dot_rows(m, n, 1e25, 10, xv, M);
+  for (bool trans : {false, true}) {
+    const std::size_t rows = trans ? n : m, cols = trans ? m : n;
+    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> A("A", rows, cols);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t k = 0; k < n; ++k) (trans ? A(k, i) : A(i, k)) = M[i * n + k];
+    Kokkos::View<double*, Kokkos::HostSpace> x("x", n), y("y", m);
+    for (std::size_t k = 0; k < n; ++k) x(k) = xv[k];
+    kacc::blas::gemv<double, X>(Kokkos::DefaultHostExecutionSpace(), trans ? "T" : "N", 1.0, A, x,
+                                0.0, y);
+    Kokkos::DefaultHostExecutionSpace().fence();
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto exact = kacc_testing::exact_dot(n, &M[i * n], xv.data());
+      double abs = 0;
+      for (std::size_t k = 0; k < n; ++k) abs += std::fabs(M[i * n + k] * xv[k]);
+      EXPECT_LE(exact.abs_error(y(i)), u * std::fabs(exact.rounded()) + 2 * n * add_bound * abs)
+          << (trans ? "T row " : "N row ") << i;
+    }
+  }
+}
+
+TEST(DoubleDouble, GemvAccumulator) {
+  check_gemv_acc<double_double>(3 * u * u);
+}
+TEST(QuadDouble, GemvAccumulator) {
+  check_gemv_acc<quad_double>(0x1p-208);
+}
+
+}  // namespace

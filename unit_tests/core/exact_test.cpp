@@ -1,0 +1,192 @@
+// kacc::exact<double> on the host, against MPFR: the correctly rounded value of the exact
+// sum, bit for bit, for ill-conditioned dot products (GenDot, condition 1e5 ... 1e40), for
+// values and products over the whole double range (subnormals, products that over- or
+// underflow in floating point), rounding ties, signed zeros and IEEE special values; the
+// same result for any order of the additions and any split into joined parts.
+#include <kacc/core/accumulator.hpp>
+#include <kacc_testing/exact.hpp>
+#include <kacc_testing/gendot.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using acc_t = kacc::exact<double>;
+using traits = kacc::accumulator_traits<acc_t>;
+
+std::uint64_t bits_of(double v) {
+  std::uint64_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+// Equal bit for bit; every NaN equals every NaN.
+::testing::AssertionResult same_double(double expected, double actual) {
+  if ((std::isnan(expected) && std::isnan(actual)) || bits_of(expected) == bits_of(actual))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << std::hexfloat << "expected " << expected << ", got " << actual;
+}
+
+// MPFR's correctly rounded sum_k a[k] b[k].
+double reference(const std::vector<double>& a, const std::vector<double>& b) {
+  return kacc_testing::exact_dot(a.size(), a.data(), b.data()).rounded();
+}
+
+// sum_k a[k] b[k] in the order given, products through add_product.
+double exact_dot(const std::vector<double>& a, const std::vector<double>& b) {
+  acc_t acc = traits::zero();
+  for (std::size_t k = 0; k < a.size(); ++k) traits::add_product(acc, a[k], b[k]);
+  return traits::result(acc);
+}
+
+// The same sum in `parts` interleaved accumulators joined at the end, in reverse order.
+double exact_dot_split(const std::vector<double>& a, const std::vector<double>& b, int parts) {
+  std::vector<acc_t> acc(static_cast<std::size_t>(parts), traits::zero());
+  for (std::size_t k = a.size(); k-- > 0;) traits::add_product(acc[k % acc.size()], a[k], b[k]);
+  for (std::size_t p = 1; p < acc.size(); ++p) traits::join(acc[0], acc[p]);
+  return traits::result(acc[0]);
+}
+
+TEST(Exact, GenDotEqualsMpfrForEveryConditionOrderAndSplit) {
+  for (double cond : {1e5, 1e10, 1e20, 1e30, 1e40}) {
+    for (std::size_t n : {6u, 100u, 1001u}) {
+      SCOPED_TRACE("cond " + std::to_string(cond) + " n " + std::to_string(n));
+      std::vector<double> x, y;
+      kacc_testing::gen_dot(n, cond, 17 + n, x, y);
+      const double ref = reference(x, y);
+      EXPECT_TRUE(same_double(ref, exact_dot(x, y)));
+      for (int parts : {2, 3, 7, 64}) EXPECT_TRUE(same_double(ref, exact_dot_split(x, y, parts)));
+    }
+  }
+}
+
+TEST(Exact, WholeDoubleRangeEqualsMpfr) {
+  // Products from 2^-2148 to near 2^2048: most over- or underflow in floating point.
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const std::size_t n = 1 + seed % 40;
+    const auto a = kacc_testing::wide_range_values(n, seed);
+    const auto b = kacc_testing::wide_range_values(n, seed + 1000);
+    EXPECT_TRUE(same_double(reference(a, b), exact_dot(a, b))) << "seed " << seed;
+    EXPECT_TRUE(same_double(reference(a, b), exact_dot_split(a, b, 3))) << "seed " << seed;
+    // Sums of single values: the products a[k] * 1.
+    const std::vector<double> ones(n, 1.0);
+    acc_t acc = traits::zero();
+    for (double v : a) traits::add(acc, v);
+    EXPECT_TRUE(same_double(reference(a, ones), traits::result(acc))) << "seed " << seed;
+  }
+}
+
+TEST(Exact, ExpansionOverflowsIntoTheWords) {
+  // Products within the expansion's range whose exact sum needs far more than its four
+  // doubles: most of it has to move into the words, and decides the result once the
+  // large terms cancel.
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> a, b;
+    for (int k = -15; k <= 14; ++k) {
+      a.push_back(std::ldexp(unit(gen), 29 * k));
+      b.push_back(std::ldexp(unit(gen), 29 * k + trial));
+    }
+    // Cancel the larger half exactly: what is left was added while they filled the
+    // expansion.
+    for (std::size_t k = a.size() / 2; k < 30; ++k) {
+      a.push_back(a[k]);
+      b.push_back(-b[k]);
+    }
+    EXPECT_TRUE(same_double(reference(a, b), exact_dot(a, b))) << trial;
+    EXPECT_TRUE(same_double(reference(a, b), exact_dot_split(a, b, 2))) << trial;
+  }
+}
+
+TEST(Exact, CancellationOfHugeAndTinyTerms) {
+  // Results that live far below the terms, and terms far beyond the double range.
+  const double big = std::numeric_limits<double>::max();
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const std::vector<std::vector<double>> cases[] = {
+      {{1e300, -1e300, 1.0}, {1e300, 1e300, 3.0}},  // 1e600 - 1e600 + 3
+      {{big, big, -big}, {2.0, 0.5, 2.0}},          // 2 max + max/2 - 2 max
+      {{tiny, 0.5}, {0.5, tiny}},                   // two ties: 2^-1075 + 2^-1075
+      {{tiny, tiny}, {0.5, 0.25}},                  // 3 2^-1076: below half of 2^-1074
+      {{1.0, 1.0}, {1.0, 0x1p-53}},                 // 1 + 2^-53: tie, to even (1)
+      {{1.0, 1.0, tiny}, {1.0, 0x1p-53, tiny}},     // just above the tie: up
+      {{1.0 + 0x1p-52, 1.0}, {1.0, 0x1p-53}},       // tie, to even (up)
+      {{0x1p-1022, -tiny}, {1.0, 1.0}},             // largest subnormal
+      {{big, 0x1p970}, {1.0, 1.0}},                 // max + half an ulp: tie, to even: inf
+      {{big, 0x1p970, -tiny}, {1.0, 1.0, tiny}},    // just below: max
+      {{-big, -big}, {1.0, 1.0}},                   // -inf
+      // Four large terms fill the expansion, the small ones must go to the words, the
+      // large ones cancel: 1 + 2^-53 + 2^-500 rounds up.
+      {{0x1p800, 0x1p600, 0x1p400, 0x1p200, 1.0, 0x1p-53, 0x1p-500, -0x1p800, -0x1p600, -0x1p400,
+        -0x1p200},
+       {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}},
+  };
+  for (const auto& c : cases)
+    EXPECT_TRUE(same_double(reference(c[0], c[1]), exact_dot(c[0], c[1])));
+}
+
+TEST(Exact, SignedZerosGivePlusZero) {
+  // An exact zero is +0, as a plain sum starting at +0 gives: -0 terms too.
+  EXPECT_TRUE(same_double(0.0, exact_dot({-0.0, 0.0}, {1.0, -1.0})));
+  EXPECT_TRUE(same_double(0.0, exact_dot({-0.0}, {1.0})));
+  EXPECT_TRUE(same_double(0.0, exact_dot({3.0, -3.0}, {1.0, 1.0})));
+  EXPECT_TRUE(same_double(0.0, traits::result(traits::zero())));
+  EXPECT_TRUE(same_double(-5.0, exact_dot({-0.0, -5.0}, {-0.0, 1.0})));
+}
+
+TEST(Exact, SpecialValuesFollowIeee) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(same_double(inf, exact_dot({inf, 1e308}, {1.0, -1e308})));
+  EXPECT_TRUE(same_double(-inf, exact_dot({inf, 1.0}, {-2.0, 1.0})));
+  EXPECT_TRUE(same_double(nan, exact_dot({inf, -inf}, {1.0, 1.0})));
+  EXPECT_TRUE(same_double(nan, exact_dot({inf, 1.0}, {0.0, 1.0})));  // inf * 0
+  EXPECT_TRUE(same_double(nan, exact_dot({nan, 1.0}, {1.0, 1.0})));
+  EXPECT_TRUE(same_double(nan, exact_dot_split({inf, 1.0, -inf}, {1.0, 1.0, 1.0}, 3)));
+  acc_t acc = traits::zero();
+  traits::add(acc, inf);
+  traits::add(acc, -1e308);
+  EXPECT_TRUE(same_double(inf, traits::result(acc)));
+  // Each special value against MPFR, which follows IEEE 754.
+  const std::vector<double> a = {inf, -inf, nan, 0.0, 2.0}, b = {1.0, -1.0, 0.0, inf, 3.0};
+  EXPECT_TRUE(same_double(reference(a, b), exact_dot(a, b)));
+}
+
+TEST(Exact, CarryPropagationKeepsTheValue) {
+  // Many additions into the same words, with the carries propagated in between and at
+  // the period the accumulator sets: the value stays exact.
+  std::mt19937_64 gen(3);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<double> a(20000), ones(a.size(), 1.0);
+  for (auto& v : a) v = unit(gen) * 0x1p950;  // beyond the expansion: into the words
+  acc_t acc = traits::zero();
+  acc.pending = acc_t::normalize_period - 100;  // the period falls inside the loop
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    traits::add(acc, a[k]);
+    if (k % 4999 == 0) acc.normalize();
+  }
+  EXPECT_LT(acc.pending, acc_t::normalize_period);
+  EXPECT_TRUE(same_double(reference(a, ones), traits::result(acc)));
+}
+
+TEST(Exact, VolatileJoinAsKokkosUsesIt) {
+  std::vector<double> x, y;
+  kacc_testing::gen_dot(200, 1e30, 5, x, y);
+  acc_t lo = traits::zero(), hi = traits::zero();
+  for (std::size_t k = 0; k < 100; ++k) traits::add_product(lo, x[k], y[k]);
+  for (std::size_t k = 100; k < 200; ++k) traits::add_product(hi, x[k], y[k]);
+  volatile acc_t& dest = lo;
+  const volatile acc_t& src = hi;
+  dest += src;
+  EXPECT_TRUE(same_double(reference(x, y), traits::result(lo)));
+}
+
+}  // namespace
