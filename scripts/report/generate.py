@@ -231,7 +231,9 @@ def accuracy_cost_section(d, cost, kernels, missing, figures):
         "largest size; SpMV over the matrices and kernels). Error: worst median relative error "
         "against the exact result of the fp64 data, on uniform/normal data (SpMV: the "
         "matrices) and on %s (`%s`), where plain fp64 loses every digit. 0: the correctly "
-        "rounded result. All rows: `report_accuracy_cost.csv`." % (
+        "rounded result; NaN: not measured (the accumulators run on fp64 and fp32 storage; fp16, "
+        "bf16 and int16s cannot hold GenDot's exponent range). All rows: "
+        "`report_accuracy_cost.csv`." % (
             accuracy_cost.ILL_WORDS, accuracy_cost.ILL))
     d.table(["Kernel", "Config (arith<-storage+acc)", "Accumulator", "Time vs fp64",
              "Error", "Error, cond 1e16"],
