@@ -24,12 +24,17 @@ TOKENS = re.compile(r"fp64|fp32|fp16|bf16|int\d+s", re.IGNORECASE)
 
 
 def _rows(d, name):
+    """A CSV's rows without the accumulator variants (config 'fp64+dd') and the ill-conditioned
+    data ('cond1e16'): those belong to the accuracy-versus-cost section, not to the choice of a
+    storage format."""
     path = os.path.join(d, name)
     if not os.path.isfile(path):
         return []
     with open(path, newline="") as f:
-        return [{k.strip(): (v or "").strip() for k, v in r.items() if k} for r in
+        rows = [{k.strip(): (v or "").strip() for k, v in r.items() if k} for r in
                 csv.DictReader(f)]
+    return [r for r in rows if "+" not in r.get("config", "") and
+            "cond1e16" not in (r.get("distribution"), r.get("matrix"))]
 
 
 def _f(x):

@@ -3,8 +3,11 @@
 BLAS, SpMV) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
 report.html embeds every plot of report.md, no plot panel holds more than 8 series, the report
 opens with the recommendation and it matches the one check_recommendation.py recomputes from the
-CSVs, no stated target is MISSING, the roofs bound the measurements (roof check), and every
-peer's thread count is recorded (and marked in the report when it is not kacc's).
+CSVs, no stated target is MISSING, the roofs bound the measurements (roof check), every
+peer's thread count is recorded (and marked in the report when it is not kacc's), and, when
+the run asked for the accumulators (run.json report.accuracy_cost), the "Accuracy versus cost"
+section has its plot and, for every kernel asked, a time and both errors of plain fp64 and of
+every accumulator variant, with no MISSING line.
 
   perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv] [--allow-incomplete]
 
@@ -62,6 +65,14 @@ REPORT = {
     "report_plots.json": None,
 }
 MAX_SERIES = 8
+ACCURACY_COST = "Accuracy versus cost"
+ACCURACY_COST_CSV = ["kernel", "config", "storage", "accumulator", "time_vs_fp64", "error",
+                     "error_ill"]
+# What kacc-perf-blas and kacc-perf-spmv write with --accumulators.
+ACCURACY_COST_KERNELS = {"dot": ("blas", "DOT"), "gemv": ("blas", "GEMV"),
+                         "spmv": ("spmv", "SpMV")}
+ACCUMULATOR_VARIANTS = ["fp64+comp", "fp64+dd", "fp64+qd", "fp64+exact", "fp64<-fp32+dd",
+                        "fp64<-fp32+exact"]
 RUN_KEYS = ["cpu", "gpus", "execution_space", "threads", "kokkos_version", "kokkos_backends",
             "compiler", "cxx_flags", "kacc_version", "git_revision", "level", "programs", "peers"]
 
@@ -97,6 +108,49 @@ def check_file(path, columns, problems):
             problems.append("%s: empty" % name)
     except (OSError, ValueError, UnicodeDecodeError) as e:
         problems.append("%s: does not parse: %s" % (name, e))
+
+
+def _section(md, title):
+    """The text of report.md's '## title' section, or None."""
+    m = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(title), md, re.MULTILINE | re.DOTALL)
+    return m.group(1) if m else None
+
+
+def accuracy_cost_problems(d, md, asked, required):
+    """The accuracy-versus-cost section of a run that asked for it (asked: its kernels), for
+    the kernels of the required components."""
+    out = []
+    text = _section(md, ACCURACY_COST)
+    if text is None:
+        return ["report.md has no '%s' section, but the run asked for it" % ACCURACY_COST]
+    excused = ["(%s)" % name for comp, name in ACCURACY_COST_KERNELS.values()
+               if comp not in required]
+    asked = [k for k in asked if ACCURACY_COST_KERNELS.get(k, ("", ""))[0] in required]
+    out += ["%s: %s" % (ACCURACY_COST, line.strip()) for line in text.splitlines()
+            if "MISSING" in line and not any(e in line for e in excused)]
+    if "(plot_accuracy_cost.png)" not in text:
+        out.append("%s: does not show plot_accuracy_cost.png" % ACCURACY_COST)
+    path = os.path.join(d, "report_accuracy_cost.csv")
+    if not os.path.isfile(path):
+        return out + ["report_accuracy_cost.csv: missing"]
+    check_file(path, ACCURACY_COST_CSV, out)
+    with open(path, newline="") as f:
+        rows = {(r.get("kernel"), r.get("config")): r for r in csv.DictReader(f)}
+
+    def finite(x):
+        try:
+            return float(x) == float(x) and abs(float(x)) != float("inf")
+        except (TypeError, ValueError):
+            return False
+    for kernel in asked:
+        for config in ["fp64"] + ACCUMULATOR_VARIANTS:
+            r = rows.get((kernel, config))
+            lacks = [c for c in ("time_vs_fp64", "error", "error_ill") if r is None or
+                     not finite(r.get(c))]
+            if lacks:
+                out.append("report_accuracy_cost.csv: %s %s lacks %s" % (
+                    kernel, config, ", ".join(lacks)))
+    return out
 
 
 def main():
@@ -223,6 +277,9 @@ def main():
             if not peer.get("equal_threads") and "NOT EQUAL THREADS" not in md:
                 problems.append("peer %s did not run on kacc's threads but report.md does not "
                                 "say NOT EQUAL THREADS" % name)
+        asked = run.get("report", {}).get("accuracy_cost", {})
+        if asked.get("asked"):
+            problems += accuracy_cost_problems(d, md, asked.get("kernels", []), required)
         complete = run.get("report", {}).get("complete", True)
         if not complete:
             if "INCOMPLETE" not in md:

@@ -3,7 +3,8 @@
 // bandwidth of the same run. Writes blas_speed.csv, blas_accuracy.csv, blas_summary.csv
 // and blas.json into --out DIR; --quick is a smoke run, --full adds larger sizes.
 // --accumulators also times DOT and GEMV with the accumulators of "Accuracy as a choice"
-// (configs fp64+comp, fp64+dd, fp64+qd, fp64+exact, fp64<-fp32+dd, fp64<-fp32+exact).
+// (configs fp64+comp, fp64+dd, fp64+qd, fp64+exact, fp64<-fp32+dd, fp64<-fp32+exact) and
+// measures their errors, also on GenDot data of condition 1e16 (distribution cond1e16).
 //
 // OpenBLAS runs on as many threads as Kokkos, on the same CPUs (openblas_threads.hpp);
 // every row says how many threads its implementation used. A timing that is missing is
@@ -14,6 +15,7 @@
 #include <kacc/core/quad_double.hpp>
 #include <kacc_perf/run_info.hpp>
 #include <kacc_perf/stream.hpp>
+#include <kacc_testing/gendot.hpp>
 
 #include "blas_reference.hpp"
 #include "openblas_threads.hpp"
@@ -412,10 +414,11 @@ struct acc_row {
   std::vector<double> errors;
 };
 
-template <class S, class T>
+template <class S, class T, class A = T>
 struct acc_config {
   using storage = S;
   using arith = T;
+  using accumulator = A;
 };
 
 // Relative errors of every configuration for one problem, against the exact reference.
@@ -430,11 +433,54 @@ void for_configs(F&& f) {
   f(acc_config<kacc::scaled<std::int16_t>, double>(), "fp64<-int16s");
 }
 
+// The accumulator variants of --accumulators, named as in the speed rows.
+template <class F>
+void for_accumulator_configs(F&& f) {
+  f(acc_config<double, double, kacc::compensated<double>>(), "fp64+comp");
+  f(acc_config<double, double, kacc::double_double>(), "fp64+dd");
+  f(acc_config<double, double, kacc::quad_double>(), "fp64+qd");
+  f(acc_config<double, double, kacc::exact<double>>(), "fp64+exact");
+  f(acc_config<float, double, kacc::double_double>(), "fp64<-fp32+dd");
+  f(acc_config<float, double, kacc::exact<double>>(), "fp64<-fp32+exact");
+}
+
+// What the ill-conditioned rows compare with the accumulators: plain fp64 accumulation of
+// fp64 and of fp32 data (fp16, bf16 and int16s cannot hold GenDot's exponent range).
+template <class F>
+void for_plain_fp64_configs(F&& f) {
+  f(acc_config<double, double>(), "fp64");
+  f(acc_config<float, double>(), "fp64<-fp32");
+}
+
+// Condition number of the ill-conditioned rows: where plain fp64 loses every digit and the
+// accumulators differ visibly.
+constexpr double ill_condition = 1e16;
+constexpr const char* ill_distribution = "cond1e16";
+
 template <class C>
 using vec_t = kacc::View<typename C::arith*, kacc::StoredAs<typename C::storage>>;
 template <class C>
 using mat_t =
     kacc::View<typename C::arith**, Kokkos::LayoutLeft, kacc::StoredAs<typename C::storage>>;
+
+// Relative error of configuration C's DOT of x and y against the correctly rounded ref.
+template <class C>
+double dot_error(C, const std::vector<double>& x, const std::vector<double>& y, double ref) {
+  const double r = kacc::blas::dot<typename C::arith, typename C::accumulator>(
+      kacc_blas_ref::make_vector<vec_t<C>>(x), kacc_blas_ref::make_vector<vec_t<C>>(y));
+  return std::fabs(r - ref) / std::fabs(ref);
+}
+
+// Relative 1-norm error of configuration C's GEMV "N" of the row-major n x n A against ref.
+template <class C>
+double gemv_error(C, const std::vector<double>& A, std::size_t n, const std::vector<double>& x,
+                  const std::vector<double>& ref) {
+  Kokkos::View<typename C::arith*> y("y", n);
+  kacc::blas::gemv<typename C::arith, typename C::accumulator>(
+      "N", 1, kacc_blas_ref::make_matrix<mat_t<C>>(A, n, n),
+      kacc_blas_ref::make_vector<vec_t<C>>(x), 0, y);
+  return kacc_blas_ref::rel_error_1norm(kacc_blas_ref::stored(y), ref);
+}
 
 std::vector<acc_row> accuracy(level lv) {
   using namespace kacc_blas_ref;
@@ -468,6 +514,10 @@ std::vector<acc_row> accuracy(level lv) {
           const double r = kacc::blas::dot(make_vector<vec_t<C>>(x), make_vector<vec_t<C>>(y));
           record("dot", name, d, n, std::fabs(r - ref) / std::fabs(ref));
         });
+        if (with_accumulators)
+          for_accumulator_configs([&](auto c, const char* name) {
+            record("dot", name, d, n, dot_error(c, x, y, ref));
+          });
       }
       for (std::size_t n : gemv_n) {
         const auto A = random_values(n * n, 3000 + s, d), x = random_values(n, 4000 + s, d);
@@ -478,6 +528,10 @@ std::vector<acc_row> accuracy(level lv) {
           kacc::blas::gemv("N", 1, make_matrix<mat_t<C>>(A, n, n), make_vector<vec_t<C>>(x), 0, y);
           record("gemv", name, d, n, rel_error_1norm(stored(y), ref));
         });
+        if (with_accumulators)
+          for_accumulator_configs([&](auto c, const char* name) {
+            record("gemv", name, d, n, gemv_error(c, A, n, x, ref));
+          });
       }
       for (std::size_t n : trsv_n) {
         std::vector<double> L, U;
@@ -495,6 +549,38 @@ std::vector<acc_row> accuracy(level lv) {
           });
         }
       }
+    }
+  }
+  if (with_accumulators) {
+    // GenDot data (Ogita, Rump and Oishi) of condition ill_condition, at the smallest sizes:
+    // generating it takes one MPFR operation per entry.
+    const auto record_ill = [&](const std::string& k, const char* c, std::size_t n, double e) {
+      auto& r = rows[k + c + ill_distribution + std::to_string(n)];
+      r.kernel = k, r.config = c, r.dist = ill_distribution, r.n = n;
+      r.errors.push_back(e);
+    };
+    const int ill_seeds = 3;
+    for (int s = 0; s < ill_seeds; ++s) {
+      const std::size_t n = dot_n.front();
+      std::vector<double> x, y;
+      kacc_testing::gen_dot(n, ill_condition, 7000 + s, x, y);
+      const double ref = kacc_testing::exact_dot(n, x.data(), y.data()).rounded();
+      const auto each = [&](auto c, const char* name) {
+        record_ill("dot", name, n, dot_error(c, x, y, ref));
+      };
+      for_plain_fp64_configs(each);
+      for_accumulator_configs(each);
+    }
+    for (int s = 0; s < ill_seeds; ++s) {
+      const std::size_t n = gemv_n.front();
+      std::vector<double> x, A;
+      kacc_testing::gen_dot_rows(n, n, ill_condition, 8000 + s, x, A);
+      const auto ref = exact_matvec(A, n, n, x);
+      const auto each = [&](auto c, const char* name) {
+        record_ill("gemv", name, n, gemv_error(c, A, n, x, ref));
+      };
+      for_plain_fp64_configs(each);
+      for_accumulator_configs(each);
     }
   }
   std::vector<acc_row> out;
@@ -534,11 +620,15 @@ int main(int argc, char** argv) {
   const auto help = kacc_perf::requested_help(argc, argv);
   if (help == kacc_perf::help_request::usage) {
     fmt::print(
-        "kacc-perf-blas [--quick|--full] [--out DIR] [--benchmark_filter=REGEX ...]\n"
+        "kacc-perf-blas [--quick|--full] [--accumulators] [--out DIR] "
+        "[--benchmark_filter=REGEX ...]\n"
         "speed and accuracy of kacc DOT, GEMV and TRSV in every storage configuration against\n"
         "OpenBLAS and Kokkos Kernels; writes blas_speed.csv, blas_accuracy.csv,\n"
         "blas_summary.csv and blas.json into DIR (default: the current folder).\n"
         "  --quick  smoke run, one size per kernel; --full  larger sizes, more repetitions\n"
+        "  --accumulators  also DOT and GEMV summed in compensated, double_double, quad_double\n"
+        "           and exact<double>: time, and error on the usual data and on GenDot data of\n"
+        "           condition 1e16 (distribution cond1e16)\n"
         "  --benchmark_*  Google Benchmark's options\n"
         "{}",
         kacc_perf::kokkos_options_hint);
@@ -721,6 +811,7 @@ int main(int argc, char** argv) {
         kacc_perf::run_json("kacc-perf-blas",
                             {{"level", kacc_perf::level_name(lv)},
                              {"repetitions", std::to_string(reps)},
+                             {"accumulators", with_accumulators ? "yes" : "no"},
                              {"stream_read_gbs", fmt::format("{:.3f}", stream.read_gbs)},
                              {"stream_copy_gbs", fmt::format("{:.3f}", stream.copy_gbs)},
                              {"stream_triad_gbs", fmt::format("{:.3f}", stream.triad_gbs)},

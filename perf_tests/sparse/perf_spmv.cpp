@@ -8,16 +8,24 @@
 // the repository (sparse/data/matrices). Accuracy: relative 1-norm error against an exact
 // MPFR product of the fp64 matrix, x uniform in [-1, 1]. Acc<fp64,S> stores the matrix
 // values in S and keeps x and y in fp64; plain fp32 stores everything in fp32 and computes
-// in fp32. Writes spmv_speed.csv, spmv_accuracy.csv, spmv_summary.csv, spmv.json into
+// in fp32. --accumulators also runs "N" with the accumulators of "Accuracy as a choice"
+// (configs fp64+comp, fp64+dd, fp64+qd, fp64+exact, fp64<-fp32+dd, fp64<-fp32+exact; CSR
+// only) and measures every fp64 configuration's error on a dense matrix of GenDot rows of
+// condition 1e16 (matrix cond1e16, accuracy only). Writes spmv_speed.csv, spmv_accuracy.csv,
+// spmv_summary.csv, spmv.json into
 // --out. A folder without matrices, or a matrix that cannot be read, is an error (exit 1):
 // the report must not pass without SpMV on real matrices.
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
+#include <kacc/core/double_double.hpp>
+#include <kacc/core/exact.hpp>
+#include <kacc/core/quad_double.hpp>
 #include <kacc/sparse/ell_matrix.hpp>
 #include <kacc/sparse/spmv.hpp>
 #include <kacc_perf/run_info.hpp>
 #include <kacc_perf/stream.hpp>
 #include <kacc_testing/exact.hpp>
+#include <kacc_testing/gendot.hpp>
 #ifdef KACC_PERF_KOKKOSKERNELS
 #include <KokkosSparse_spmv.hpp>
 #include <kacc/sparse/kokkoskernels.hpp>
@@ -145,6 +153,8 @@ struct Level {
   int reps;
 };
 Level level;
+// --accumulators: also the accumulator variants.
+bool with_accumulators = false;
 
 void add_case(Case c, std::function<void()> run) {
   c.bench = c.matrix + "/" + c.impl + "/" + c.config + "/" + c.kernel;
@@ -172,8 +182,8 @@ double spmv_bytes(const M& a) {
   }
 }
 
-/// Registers kacc CSR (kernels) and optionally ELL for one configuration.
-template <class Arith, class Format, class VT>
+/// Registers kacc CSR (kernels) and optionally ELL for one configuration; Acc as in spmv.
+template <class Arith, class Format, class VT, class Acc = void>
 void add_kacc(const std::string& name, const Csr64& base, const std::string& config,
               const std::vector<ks::SpmvAlgorithm>& kernels, bool with_ell) {
   auto a = std::make_shared<ks::CsrMatrix<Arith, Format>>(ks::convert_values<Arith, Format>(base));
@@ -195,7 +205,7 @@ void add_kacc(const std::string& name, const Csr64& base, const std::string& con
            {}};
     c.bytes = spmv_bytes<ks::CsrMatrix<Arith, Format>, VT, VT>(*a);
     c.flops = 2.0 * base.nnz();
-    add_case(c, [a, x, y, k] { ks::spmv(Exec(), "N", 1.0, *a, *x, 0.0, *y, k); });
+    add_case(c, [a, x, y, k] { ks::spmv<Arith, Acc>(Exec(), "N", 1.0, *a, *x, 0.0, *y, k); });
   }
   if (with_ell) {
     try {
@@ -206,7 +216,7 @@ void add_kacc(const std::string& name, const Csr64& base, const std::string& con
           0,    0,          {}};
       c.bytes = spmv_bytes<ks::EllMatrix<Arith, Format>, VT, VT>(*e);
       c.flops = 2.0 * base.nnz();
-      add_case(c, [e, x, y] { ks::spmv(Exec(), "N", 1.0, *e, *x, 0.0, *y); });
+      add_case(c, [e, x, y] { ks::spmv<Arith, Acc>(Exec(), "N", 1.0, *e, *x, 0.0, *y); });
     } catch (const std::invalid_argument& err) {
       fmt::print("{}: ELL skipped: {}\n", name, err.what());
     }
@@ -253,6 +263,17 @@ void add_all(const std::string& name, const Csr64& base, bool both_kernels, bool
                                                        with_ell);
   add_kk<double, double>(name, base, "fp64");
   add_kk<float, float>(name, base, "fp32");
+  if (with_accumulators) {
+    add_kacc<double, double, double, kacc::compensated<double>>(name, base, "fp64+comp", kernels,
+                                                                false);
+    add_kacc<double, double, double, kacc::double_double>(name, base, "fp64+dd", kernels, false);
+    add_kacc<double, double, double, kacc::quad_double>(name, base, "fp64+qd", kernels, false);
+    add_kacc<double, double, double, kacc::exact<double>>(name, base, "fp64+exact", kernels, false);
+    add_kacc<double, float, double, kacc::double_double>(name, base, "fp64<-fp32+dd", kernels,
+                                                         false);
+    add_kacc<double, float, double, kacc::exact<double>>(name, base, "fp64<-fp32+exact", kernels,
+                                                         false);
+  }
   // Float values with double vectors do not compile with Kokkos Kernels 3.4's spmv
   // (its kernels require one scalar type), so that peer is not measured here.
 }
@@ -272,26 +293,55 @@ std::vector<double> to_host(const V& v) {
   return std::vector<double>(h.data(), h.data() + h.extent(0));
 }
 
-template <class Arith, class Format, class VT>
+template <class Arith, class Format, class VT, class Acc = void>
 std::vector<double> run_config(const ks::CooMatrix& coo, const std::vector<double>& x) {
   const auto a = ks::make_csr<Arith, Format>(coo);
   Kokkos::View<double*, Kokkos::HostSpace> hx(const_cast<double*>(x.data()), x.size());
   Kokkos::View<VT*> dx("x", x.size()), dy("y", static_cast<std::size_t>(coo.num_rows));
   kacc::deep_copy(dx, hx);
-  ks::spmv("N", VT(1), a, dx, VT(0), dy);
+  ks::spmv<Arith, Acc>("N", VT(1), a, dx, VT(0), dy);
   return to_host(dy);
 }
 
-std::vector<AccuracyRow> accuracy(const std::string& name, const ks::CooMatrix& coo, int seeds) {
-  const char* configs[] = {"fp64",           "fp32",           "Acc<fp64,fp32>",
-                           "Acc<fp64,fp16>", "Acc<fp64,bf16>", "Acc<fp64,int16s>"};
+/// A named configuration: y = A x for x.
+using Runner = std::function<std::vector<double>(const ks::CooMatrix&, const std::vector<double>&)>;
+using NamedRunners = std::vector<std::pair<std::string, Runner>>;
+
+/// Plain fp64 arithmetic and accumulation of fp64 and fp32 values.
+NamedRunners fp64_configs() {
+  return {{"fp64", run_config<double, double, double>},
+          {"Acc<fp64,fp32>", run_config<double, float, double>}};
+}
+
+/// Every storage configuration without an accumulator.
+NamedRunners storage_configs() {
+  return {{"fp64", run_config<double, double, double>},
+          {"fp32", run_config<float, float, float>},
+          {"Acc<fp64,fp32>", run_config<double, float, double>},
+          {"Acc<fp64,fp16>", run_config<double, kacc::fp16, double>},
+          {"Acc<fp64,bf16>", run_config<double, kacc::bf16, double>},
+          {"Acc<fp64,int16s>", run_config<double, kacc::scaled<std::int16_t>, double>}};
+}
+
+/// The accumulator variants of --accumulators, named as in kacc-perf-blas.
+NamedRunners accumulator_configs() {
+  return {{"fp64+comp", run_config<double, double, double, kacc::compensated<double>>},
+          {"fp64+dd", run_config<double, double, double, kacc::double_double>},
+          {"fp64+qd", run_config<double, double, double, kacc::quad_double>},
+          {"fp64+exact", run_config<double, double, double, kacc::exact<double>>},
+          {"fp64<-fp32+dd", run_config<double, float, double, kacc::double_double>},
+          {"fp64<-fp32+exact", run_config<double, float, double, kacc::exact<double>>}};
+}
+
+/// Per configuration: the median and largest relative 1-norm error of y = A x against an
+/// exact product, over seeds x vectors drawn by x_of(seed).
+std::vector<AccuracyRow> accuracy(const std::string& name, const ks::CooMatrix& coo, int seeds,
+                                  const NamedRunners& configs,
+                                  const std::function<std::vector<double>(int)>& x_of) {
   std::map<std::string, std::vector<double>> errs;
   const std::size_t rows = static_cast<std::size_t>(coo.num_rows);
   for (int s = 0; s < seeds; ++s) {
-    std::mt19937_64 gen(1000 + s);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    std::vector<double> x(static_cast<std::size_t>(coo.num_cols));
-    for (auto& e : x) e = dist(gen);
+    const std::vector<double> x = x_of(s);
     std::vector<double> ref(rows, 0.0);
     std::vector<double> av, xv;
     std::size_t k = 0;
@@ -304,24 +354,18 @@ std::vector<AccuracyRow> accuracy(const std::string& name, const ks::CooMatrix& 
       }
       ref[i] = kacc_testing::exact_dot(av.size(), av.data(), xv.data()).rounded();
     }
-    std::vector<std::vector<double>> ys = {
-        run_config<double, double, double>(coo, x),
-        run_config<float, float, float>(coo, x),
-        run_config<double, float, double>(coo, x),
-        run_config<double, kacc::fp16, double>(coo, x),
-        run_config<double, kacc::bf16, double>(coo, x),
-        run_config<double, kacc::scaled<std::int16_t>, double>(coo, x)};
-    for (std::size_t c = 0; c < ys.size(); ++c) {
+    for (const auto& [config, run] : configs) {
+      const std::vector<double> y = run(coo, x);
       double num = 0, den = 0;
       for (std::size_t i = 0; i < rows; ++i) {
-        num += std::fabs(ys[c][i] - ref[i]);
+        num += std::fabs(y[i] - ref[i]);
         den += std::fabs(ref[i]);
       }
-      errs[configs[c]].push_back(den > 0 ? num / den : num);  // inf/nan stay visible
+      errs[config].push_back(den > 0 ? num / den : num);  // inf/nan stay visible
     }
   }
   std::vector<AccuracyRow> out;
-  for (const char* c : configs) {
+  for (const auto& [c, run] : configs) {
     auto& e = errs[c];
     const double med = kacc_perf::median(e);
     double mx = 0;
@@ -331,13 +375,33 @@ std::vector<AccuracyRow> accuracy(const std::string& name, const ks::CooMatrix& 
   return out;
 }
 
-/// Takes --matrices DIR out of argv; the repository's folder when it is not given.
+/// Rows of the dense m x n matrix of GenDot rows of condition `cond` (kacc_testing::gen_dot_rows)
+/// as COO, and the x that makes every row's product that ill-conditioned.
+ks::CooMatrix gen_dot_matrix(std::size_t m, std::size_t n, double cond, std::vector<double>& x) {
+  std::vector<double> values;
+  kacc_testing::gen_dot_rows(m, n, cond, 9000, x, values);
+  ks::CooMatrix coo;
+  coo.num_rows = static_cast<std::int64_t>(m);
+  coo.num_cols = static_cast<std::int64_t>(n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      coo.row.push_back(static_cast<std::int64_t>(i));
+      coo.col.push_back(static_cast<std::int64_t>(j));
+      coo.val.push_back(values[i * n + j]);
+    }
+  return coo;
+}
+
+/// Takes --matrices DIR (and --accumulators) out of argv; the repository's folder when no
+/// DIR is given.
 std::string take_matrices_option(int& argc, char** argv) {
   std::string dir = KACC_DEFAULT_MATRICES;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--matrices" && i + 1 < argc) {
+    if (a == "--accumulators") {
+      with_accumulators = true;
+    } else if (a == "--matrices" && i + 1 < argc) {
       dir = argv[++i];
     } else if (a.rfind("--matrices=", 0) == 0) {
       dir = a.substr(11);
@@ -370,12 +434,16 @@ int main(int argc, char** argv) {
   const auto help = kacc_perf::requested_help(argc, argv);
   if (help == kacc_perf::help_request::usage) {
     fmt::print(
-        "kacc-perf-spmv [--quick|--full] [--out DIR] [--matrices DIR] [--benchmark_* ...]\n"
+        "kacc-perf-spmv [--quick|--full] [--accumulators] [--out DIR] [--matrices DIR]\n"
+        "               [--benchmark_* ...]\n"
         "speed and accuracy of kacc SpMV (CSR, ELL) in every storage configuration against\n"
         "Kokkos Kernels, on a 27-point stencil, a power-law matrix and every .mtx/.mtx.gz file\n"
         "of --matrices (default {}); writes spmv_speed.csv, spmv_accuracy.csv,\n"
         "spmv_summary.csv and spmv.json into --out (default: the current folder).\n"
         "  --quick  smoke run (smaller generated matrices); --full  longer, more repetitions\n"
+        "  --accumulators  also CSR \"N\" summed in compensated, double_double, quad_double and\n"
+        "           exact<double>, and the error of every fp64 configuration on GenDot rows of\n"
+        "           condition 1e16 (matrix cond1e16)\n"
         "  --benchmark_*  Google Benchmark's options\n"
         "{}",
         KACC_DEFAULT_MATRICES, kacc_perf::kokkos_options_hint);
@@ -477,11 +545,38 @@ int main(int argc, char** argv) {
   // Accuracy CSV.
   std::ostringstream acc;
   acc << "matrix,config,seeds,median_rel_error,max_rel_error\n";
+  NamedRunners configs = storage_configs();
+  if (with_accumulators) {
+    const auto more = accumulator_configs();
+    configs.insert(configs.end(), more.begin(), more.end());
+  }
+  const auto uniform_x = [](std::size_t n) {
+    return [n](int seed) {
+      std::mt19937_64 gen(1000 + seed);
+      std::uniform_real_distribution<double> dist(-1.0, 1.0);
+      std::vector<double> x(n);
+      for (auto& e : x) e = dist(gen);
+      return x;
+    };
+  };
   for (const auto& [name, coo] : shared) {
-    for (const auto& r : accuracy(name, coo, quick ? 2 : 10)) {
+    for (const auto& r : accuracy(name, coo, quick ? 2 : 10, configs,
+                                  uniform_x(static_cast<std::size_t>(coo.num_cols)))) {
       acc << fmt::format("{},\"{}\",{},{:.6e},{:.6e}\n", r.matrix, r.config, r.seeds, r.median,
                          r.max);
     }
+  }
+  if (with_accumulators) {
+    // Accuracy only (64 dense rows, too small to time); one x: GenDot fixes it.
+    std::vector<double> ill_x;
+    const auto ill = gen_dot_matrix(64, 512, 1e16, ill_x);
+    // fp16, bf16 and int16s cannot hold GenDot's exponent range: fp64 arithmetic only.
+    NamedRunners ill_configs = fp64_configs();
+    const auto more = accumulator_configs();
+    ill_configs.insert(ill_configs.end(), more.begin(), more.end());
+    for (const auto& r : accuracy("cond1e16", ill, 1, ill_configs, [&](int) { return ill_x; }))
+      acc << fmt::format("{},\"{}\",{},{:.6e},{:.6e}\n", r.matrix, r.config, r.seeds, r.median,
+                         r.max);
   }
   kacc_perf::write_file(opts.out_dir + "/spmv_accuracy.csv", acc.str());
 
@@ -548,6 +643,7 @@ int main(int argc, char** argv) {
       opts.out_dir + "/spmv.json",
       kacc_perf::run_json("kacc-perf-spmv",
                           {{"level", kacc_perf::level_name(opts.run_level)},
+                           {"accumulators", with_accumulators ? "yes" : "no"},
                            {"stream_read_gbs", fmt::format("{:.3f}", stream.read_gbs)},
                            {"stream_copy_gbs", fmt::format("{:.3f}", stream.copy_gbs)},
                            {"stream_triad_gbs", fmt::format("{:.3f}", stream.triad_gbs)},

@@ -5,13 +5,17 @@ bandwidth model and mean nothing; every JSON says "synthetic_fixture": true.
 
   make_report_fixture.py OUTDIR [--omit roofline,blas,spmv] [--omit-file NAME]... [--bad-json]
                          [--roof-fail] [--unequal-peer] [--with-conversion] [--quick]
+                         [--accumulators] [--drop-accumulator CONFIG]
 
 By construction (what the recommendation must find): GEMV with LayoutRight, y = Aᵀ x gains
 nothing from compression (its compressed configurations move their bytes slowly:
 conversion-bound), TRSV is latency-bound (fp64 at 15% of the read bandwidth), the small matrix
 files are cache-resident with no gain; everything else follows the byte ratio. --quick writes
 one size per kernel, as kacc-report --quick does; --with-conversion adds conversion-throughput
-rows (kernel 'convert') to blas_speed.csv.
+rows (kernel 'convert') to blas_speed.csv. --accumulators writes what the programs write with
+--accumulators: the accumulator variants (fp64+comp ... fp64<-fp32+exact) of DOT, GEMV and
+SpMV, their errors, and the errors on GenDot data of condition 1e16 (distribution and matrix
+cond1e16); --drop-accumulator CONFIG then leaves that variant's rows out (a run that lost it).
 """
 import argparse
 import csv
@@ -27,6 +31,11 @@ LLC = 32 << 20
 # Conversion throughput, values/s: fp32 below the 3e9 values/s the read bandwidth needs.
 CONVERSION = {"fp32": 2.5e9, "fp16": 7e9, "bf16": 8e9, "int16s": 6.5e9}
 EPS = {"fp64": 1.1e-16, "fp32": 6e-8, "fp16": 4.9e-4, "bf16": 3.9e-3, "int16s": 3e-5}
+# Accumulator variants: time factor over the plain sum of the same storage, relative error on
+# ordinary data and on data of condition 1e16 (0: correctly rounded).
+ACCUMULATORS = {"comp": (1.05, 2e-17, 3e-16), "dd": (1.1, 1e-17, 2e-16), "qd": (1.9, 0.0, 0.0),
+                "exact": (1.6, 0.0, 0.0)}
+VARIANTS = ["fp64+comp", "fp64+dd", "fp64+qd", "fp64+exact", "fp64<-fp32+dd", "fp64<-fp32+exact"]
 
 
 def formats(config):
@@ -99,7 +108,21 @@ def roofline(out, bad, roof_fail):
     plt.close(fig)
 
 
-def blas(out, bad, unequal_peer, quick, with_conversion):
+def accumulator_variants(dropped):
+    """[(config, plain config of its storage, time factor, error, error at condition 1e16)]."""
+    out = []
+    for cfg in VARIANTS:
+        if cfg in dropped:
+            continue
+        plain, acc = cfg.split("+")
+        factor, err, ill = ACCUMULATORS[acc]
+        if plain != "fp64":  # fp32 data: the conversion error remains
+            err, ill = EPS["fp32"] * 0.5, 1.0
+        out.append((cfg, plain, factor, err, ill))
+    return out
+
+
+def blas(out, bad, unequal_peer, quick, with_conversion, accumulators, dropped):
     speed, acc = [], []
     peer_threads = 1 if unequal_peer else 2
     configs = [("kacc", "fp64"), ("kacc", "fp64<-fp32"), ("kacc", "fp64<-fp16"),
@@ -130,6 +153,14 @@ def blas(out, bad, unequal_peer, quick, with_conversion):
                     speed.append([kernel, impl, cfg, layout, trans, m, n,
                                   peer_threads if impl == "openblas" else 2, t, t * 0.95,
                                   flops / t / 1e9, gbs, gbs / 12.1])
+                if accumulators and kernel != "trsv":
+                    plain_t = {r[2]: r[8] for r in speed if r[:2] == [kernel, "kacc"] and
+                               r[3:7] == [layout, trans, m, n]}
+                    for cfg, plain, factor, _, _ in accumulator_variants(dropped):
+                        t = plain_t[plain] * factor
+                        gbs = values * BYTES[plain.split("<-")[-1]] / t / 1e9
+                        speed.append([kernel, "kacc", cfg, layout, trans, m, n, 2, t, t * 0.95,
+                                      flops / t / 1e9, gbs, gbs / 12.1])
             for cfg in ("fp64", "fp64<-fp32", "fp64<-fp16", "fp64<-bf16", "fp32"):
                 st = cfg.split("<-")[-1]
                 u = EPS[st] if cfg != "fp32" else EPS["fp32"] * math.sqrt(n) / 10
@@ -137,6 +168,16 @@ def blas(out, bad, unequal_peer, quick, with_conversion):
                     for dist in ("uniform", "normal"):
                         e = u * random.uniform(0.3, 1.0) * (3 if dist == "normal" else 1)
                         acc.append([acc_kernel, cfg, dist, n, e, e * 4, 5])
+            if accumulators and kernel != "trsv":
+                for cfg, _, _, err, _ in accumulator_variants(dropped):
+                    for dist in ("uniform", "normal"):
+                        acc.append([kernel, cfg, dist, n, err, err * 2, 5])
+    if accumulators:
+        for kernel, n in (("dot", 1 << 14), ("gemv", 256)):
+            acc.append([kernel, "fp64", "cond1e16", n, 1.0, 3.0, 3])
+            acc.append([kernel, "fp64<-fp32", "cond1e16", n, 2.0, 5.0, 3])
+            for cfg, _, _, _, ill in accumulator_variants(dropped):
+                acc.append([kernel, cfg, "cond1e16", n, ill, ill * 2, 3])
     if with_conversion:
         n = 1 << 24
         for st, rate in sorted(CONVERSION.items()):
@@ -153,6 +194,7 @@ def blas(out, bad, unequal_peer, quick, with_conversion):
            ["trsv bf16 error vs fp32", "61", "<= 10", "no", "fixture"]])
     with open(os.path.join(out, "blas.json"), "w") as f:
         f.write(run_json("kacc-perf-blas", bad, {
+            "accumulators": "yes" if accumulators else "no",
             "openblas_threads": peer_threads, "openblas_threads_requested": 2,
             "openblas_threads_at_start": peer_threads, "openblas_cpus": "0,1",
             "kokkos_cpus": "0,1", "openblas_equal_threads": "no" if unequal_peer else "yes",
@@ -160,7 +202,7 @@ def blas(out, bad, unequal_peer, quick, with_conversion):
             "openblas_dgemv_2048_speedup_all_threads_over_one": 1.0 if unequal_peer else 1.9}))
 
 
-def spmv(out, bad):
+def spmv(out, bad, accumulators, dropped):
     speed, acc = [], []
     # stencil27 and power_law as kacc-perf-spmv generates them; two matrix files out of cache,
     # two small enough to stay in the last-level cache (no gain from compression there).
@@ -184,11 +226,27 @@ def spmv(out, bad):
             speed.append([name, rows, nnz, impl, cfg, "auto:row", 2, t, t * 0.95,
                           2 * nnz / t / 1e9, byts / t / 1e9, byts / t / 12.1e9,
                           t64 / t if t64 else ""])
+        if accumulators:
+            plain_t = {("fp64<-fp32" if r[4] == "Acc<fp64,fp32>" else r[4]): r[7]
+                       for r in speed if r[0] == name and r[3] == "kacc_csr"}
+            for cfg, plain, factor, _, _ in accumulator_variants(dropped):
+                t = plain_t[plain] * factor
+                byts = nnz * (BYTES[plain.split("<-")[-1]] + 4) + rows * 8 * 2
+                speed.append([name, rows, nnz, "kacc_csr", cfg, "auto:row", 2, t, t * 0.95,
+                              2 * nnz / t / 1e9, byts / t / 1e9, byts / t / 12.1e9, t64 / t])
         if name in ("stencil27", "power_law"):
             continue  # kacc-perf-spmv measures accuracy on the matrix files only
         for cfg in ("fp64", "Acc<fp64,fp32>", "Acc<fp64,fp16>", "Acc<fp64,bf16>", "fp32"):
             e = EPS[formats(cfg)[-1]] * random.uniform(0.2, 1)
             acc.append([name, cfg, 3, e, 3 * e])
+        if accumulators:
+            for cfg, _, _, err, _ in accumulator_variants(dropped):
+                acc.append([name, cfg, 3, err, 2 * err])
+    if accumulators:
+        acc.append(["cond1e16", "fp64", 1, 1.0, 1.0])
+        acc.append(["cond1e16", "Acc<fp64,fp32>", 1, 2.0, 2.0])
+        for cfg, _, _, _, ill in accumulator_variants(dropped):
+            acc.append(["cond1e16", cfg, 1, ill, ill])
     write(os.path.join(out, "spmv_speed.csv"), "matrix,rows,nnz,impl,config,kernel,threads,"
           "time_median_s,time_min_s,gflops,gbs,frac_read_bw,speedup_vs_fp64".split(","), speed)
     write(os.path.join(out, "spmv_accuracy.csv"), "matrix,config,seeds,median_rel_error,"
@@ -196,7 +254,8 @@ def spmv(out, bad):
     write(os.path.join(out, "spmv_summary.csv"), ["check", "measured", "target", "holds", "note"],
           [["fp16 values speedup vs fp64 (geomean)", "1.6", ">= 1.5", "yes", "fixture"]])
     with open(os.path.join(out, "spmv.json"), "w") as f:
-        f.write(run_json("kacc-perf-spmv", bad))
+        f.write(run_json("kacc-perf-spmv", bad,
+                         {"accumulators": "yes" if accumulators else "no"}))
 
 
 def main():
@@ -210,6 +269,10 @@ def main():
     p.add_argument("--quick", action="store_true", help="one size per BLAS kernel")
     p.add_argument("--with-conversion", action="store_true",
                    help="conversion-throughput rows in blas_speed.csv")
+    p.add_argument("--accumulators", action="store_true",
+                   help="the accumulator variants, as the programs write them with --accumulators")
+    p.add_argument("--drop-accumulator", action="append", default=[], metavar="CONFIG",
+                   help="leave this accumulator variant's rows out")
     p.add_argument("--seed", type=int, default=7)
     a = p.parse_args()
     random.seed(a.seed)
@@ -218,9 +281,10 @@ def main():
     if "roofline" not in omit:
         roofline(a.out, a.bad_json, a.roof_fail)
     if "blas" not in omit:
-        blas(a.out, a.bad_json, a.unequal_peer, a.quick, a.with_conversion)
+        blas(a.out, a.bad_json, a.unequal_peer, a.quick, a.with_conversion, a.accumulators,
+             set(a.drop_accumulator))
     if "spmv" not in omit:
-        spmv(a.out, a.bad_json)
+        spmv(a.out, a.bad_json, a.accumulators, set(a.drop_accumulator))
     for f in a.omit_file:
         os.remove(os.path.join(a.out, f))
 

@@ -3,6 +3,7 @@ result folder that the perf programs have filled (or partly filled).
 
   PYTHONPATH=scripts python3 -m report.generate DIR [--steps FILE] [--build-dir B] [--level L]
       [--space S] [--threads N] [--incomplete REASON] [--elapsed SECONDS] [--error-budget E,..]
+      [--accumulators]
 """
 import argparse
 import datetime
@@ -10,7 +11,7 @@ import json
 import os
 import sys
 
-from . import machine, plots, recommend, summary
+from . import accuracy_cost, machine, plots, recommend, summary
 from .data import fmt_num, fmt_ratio, load_json, num, read_csv, write_csv
 from .document import Document
 
@@ -213,6 +214,38 @@ def model_section(d, model, rates):
     d.p("All rows: `report_model.csv`.")
 
 
+def accuracy_cost_section(d, cost, kernels, missing, figures):
+    """Per accumulator and storage format: time relative to plain fp64, error vs exact."""
+    d.h(2, "Accuracy versus cost")
+    if not kernels and not cost:
+        d.p("Not asked for in this run: `scripts/kacc-report` runs the programs with "
+            "`--accumulators` (at the default and `--full` levels).")
+        return
+    for k, why in missing:
+        d.p("MISSING (%s): %s." % (KERNEL_NAMES.get(k, k), why))
+    if not cost:
+        return
+    d.p("What a more accurate sum costs: each accumulator (`Acc`) of \"Accuracy as a choice\" "
+        "and each storage format, with fp64 arithmetic; pick the fastest row whose error your "
+        "problem tolerates. Time: relative to plain fp64 (geometric mean over the shapes at the "
+        "largest size; SpMV over the matrices and kernels). Error: worst median relative error "
+        "against the exact result of the fp64 data, on uniform/normal data (SpMV: the "
+        "matrices) and on %s (`%s`), where plain fp64 loses every digit. 0: the correctly "
+        "rounded result; NaN: not measured (the accumulators run on fp64 and fp32 storage; fp16, "
+        "bf16 and int16s cannot hold GenDot's exponent range). All rows: "
+        "`report_accuracy_cost.csv`." % (
+            accuracy_cost.ILL_WORDS, accuracy_cost.ILL))
+    d.table(["Kernel", "Config (arith<-storage+acc)", "Accumulator", "Time vs fp64",
+             "Error", "Error, cond 1e16"],
+            [[KERNEL_NAMES.get(r["kernel"], r["kernel"]), r["config"], r["accumulator"],
+              fmt_ratio(r["time_vs_fp64"]), fmt_num(r["error"], 2), fmt_num(r["error_ill"], 2)]
+             for r in cost], ["l", "l", "l", "r", "r", "r"])
+    if "plot_accuracy_cost" in figures:
+        d.img(figures["plot_accuracy_cost"], "Accuracy versus cost, one panel per kernel: "
+              "relative error against time relative to plain fp64; colour: storage format, "
+              "marker: accumulator; filled: %s, hollow: ordinary data" % accuracy_cost.ILL_WORDS)
+
+
 def build(args):
     out = os.path.abspath(args.dir)
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -221,10 +254,11 @@ def build(args):
 
     rf = read_csv(os.path.join(out, "roofline.csv"))
     stream_rows = read_csv(os.path.join(out, "roofline_stream.csv"))
-    bs = read_csv(os.path.join(out, "blas_speed.csv"))
-    ba = read_csv(os.path.join(out, "blas_accuracy.csv"))
-    ss = read_csv(os.path.join(out, "spmv_speed.csv"))
-    sa = read_csv(os.path.join(out, "spmv_accuracy.csv"))
+    # The accumulator variants and the ill-conditioned data feed only "Accuracy versus cost".
+    bs, bs_acc = accuracy_cost.split(read_csv(os.path.join(out, "blas_speed.csv")))
+    ba, ba_acc = accuracy_cost.split(read_csv(os.path.join(out, "blas_accuracy.csv")), True)
+    ss, ss_acc = accuracy_cost.split(read_csv(os.path.join(out, "spmv_speed.csv")))
+    sa, sa_acc = accuracy_cost.split(read_csv(os.path.join(out, "spmv_accuracy.csv")), True)
     stream = summary.stream_numbers(stream_rows)
     roofline_json, _ = load_json(os.path.join(out, "roofline.json"))
     roofs = summary.roofs(roofline_json)
@@ -242,6 +276,19 @@ def build(args):
                                                         for c in comps},
                 "roof_check": roofs.get("check", "MISSING")}
     info = machine.gather(root, args.build_dir, out, settings, [c for c, _, _ in COMPONENTS])
+    # Accuracy versus cost is asked for by kacc-report's --accumulators or by a program that
+    # ran with it; then every kernel of that program must be in the section.
+    cost_kernels = []
+    for comp, kernels in (("blas", ["dot", "gemv"]), ("spmv", ["spmv"])):
+        prog = info.get("programs", {}).get(comp)
+        if args.accumulators or (isinstance(prog, dict) and prog.get("accumulators") == "yes"):
+            cost_kernels += kernels
+    cost = accuracy_cost.table(*[(a or []) + (b or []) for a, b in (
+        (bs, bs_acc), (ba, ba_acc), (ss, ss_acc), (sa, sa_acc))])
+    cost_missing = accuracy_cost.missing(cost, cost_kernels)
+    info.setdefault("report", {})["accuracy_cost"] = {
+        "asked": bool(cost_kernels), "kernels": cost_kernels,
+        "missing": ["%s: %s" % m for m in cost_missing]}
     llc = max((int(num(p.get("last_level_cache_bytes")) or 0)
                for p in info.get("programs", {}).values() if isinstance(p, dict)), default=0)
     budgets = recommend.parse_budgets(args.error_budget)
@@ -270,6 +317,9 @@ def build(args):
              "no %s rows in blas_speed.csv or blas_accuracy.csv" % k)
     plot("plot_spmv", lambda: plots.spmv(ss, sa, budgets, llc, out),
          "no spmv_speed.csv or spmv_accuracy.csv data")
+    if cost_kernels or cost:
+        plot("plot_accuracy_cost", lambda: accuracy_cost.plot(cost, out),
+             "no accumulator timings (--accumulators) in blas_speed.csv or spmv_speed.csv")
     with open(os.path.join(out, "report_plots.json"), "w") as f:
         json.dump({"max_series": plots.MAX_SERIES, "figures": plots.PANEL_SERIES,
                    "format_colors": plots.FORMAT_COLORS}, f, indent=1)
@@ -287,6 +337,8 @@ def build(args):
               [{k: _csv_cell(v) for k, v in r.items()} for r in recs])
     write_csv(os.path.join(out, "report_model.csv"), recommend.MODEL_HEADER,
               [{k: _csv_cell(v) for k, v in r.items()} for r in model])
+    write_csv(os.path.join(out, "report_accuracy_cost.csv"), accuracy_cost.HEADER,
+              [{k: _csv_cell(v) for k, v in r.items()} for r in cost])
 
     # ------------------------------------------------------------------ the document
     d = Document()
@@ -413,6 +465,8 @@ def build(args):
         d.img(figures["plot_spmv"], "SpMV: time relative to kacc fp64 per matrix class (red "
               "bar: the byte-ratio limit; grey: Kokkos Kernels), and the error per configuration")
 
+    accuracy_cost_section(d, cost, cost_kernels, cost_missing, figures)
+
     d.h(2, "Files")
     files = sorted(f for f in os.listdir(out) if f.endswith((".csv", ".json", ".png")))
     d.p("Every table is in this folder as CSV: " + ", ".join("`%s`" % f for f in files
@@ -451,6 +505,9 @@ def main(argv=None):
     p.add_argument("--threads", default="")
     p.add_argument("--incomplete", default="", help="reason the run is incomplete")
     p.add_argument("--elapsed", type=float, default=None)
+    p.add_argument("--accumulators", action="store_true",
+                   help="the programs ran with --accumulators: the accuracy-versus-cost section "
+                        "is required (MISSING where its data is absent)")
     p.add_argument("--error-budget", action="append", default=[], metavar="E[,E...]",
                    help="relative error budgets to recommend for, besides fp64-level, 1e-10 "
                         "and 1e-6")
