@@ -41,7 +41,7 @@ enum Check : int {
   codec_mismatch,     // kacc(f) != reference codec, non-NaN f
   hw_mismatch,        // kacc(f) != hardware, non-NaN f (non-subnormal f for bf16)
   nan_lost,           // NaN f gave a non-NaN
-  double_mismatch,    // kacc(double(f)) != kacc(f): the round-to-odd path
+  double_mismatch,    // kacc(double(f)) != kacc(f): the direct path from double's bits
   nan_codec_bits,     // info: NaN payload bits differ from the codec
   nan_hw_bits,        // info: NaN payload bits differ from the hardware
   hw_subnormal_diff,  // info: bf16 hardware differs on a subnormal input

@@ -176,8 +176,9 @@ using ReadRef = read_only<double, kacc::fp16>;
 
 // The proxy a view hands out is the one tested here.
 static_assert(
-    std::is_same<decltype(std::declval<kacc::View<double*, Host, kacc::StoredAs<kacc::fp16>>&>()(0)),
-                 Fp16Ref>::value,
+    std::is_same<
+        decltype(std::declval<kacc::View<double*, Host, kacc::StoredAs<kacc::fp16>>&>()(0)),
+        Fp16Ref>::value,
     "");
 
 // --- misuse that no longer compiles ------------------------------------------------------
@@ -306,8 +307,8 @@ TEST(Reference, MixedOperandsComputeAsPlainValues) {
   EXPECT_TRUE(v(0) != 1);
   EXPECT_TRUE(1 > v(0));
   EXPECT_TRUE(v(0) && true);
-  v(0) += 1;      // an int operand
-  v(0) *= f(0);   // a proxy operand of another type
+  v(0) += 1;     // an int operand
+  v(0) *= f(0);  // a proxy operand of another type
   EXPECT_EQ(v(0).get(), 0.875);
   v(1) = f(0);
   EXPECT_EQ(v(1).get(), 0.5);

@@ -22,12 +22,18 @@ struct float_format {
   float_format() = default;
   KOKKOS_INLINE_FUNCTION explicit float_format(double value)
       : bits(static_cast<container_type>(codec::encode_fast(value))) {}
+  /// Widens value on the bits (exact, also under denormals-are-zero), then rounds once.
   KOKKOS_INLINE_FUNCTION explicit float_format(float value)
-      : float_format(static_cast<double>(value)) {}
+      : float_format(detail::ieee_codec<8, 23>::decode(kacc::bit_cast<std::uint32_t>(value))) {}
   KOKKOS_INLINE_FUNCTION explicit operator double() const { return codec::decode(bits); }
-  /// Exact when the format fits in float (ExponentBits <= 8, MantissaBits <= 23).
+  /// Exact when the format fits in float (ExponentBits <= 8, MantissaBits <= 23), also
+  /// under flush-to-zero; otherwise the value rounded to float.
   KOKKOS_INLINE_FUNCTION explicit operator float() const {
-    return static_cast<float>(codec::decode(bits));
+    if constexpr (ExponentBits <= 8 && MantissaBits <= 23) {
+      return codec::decode_float(bits);
+    } else {
+      return static_cast<float>(codec::decode(bits));
+    }
   }
   KOKKOS_INLINE_FUNCTION static constexpr float_format from_bits(container_type b) {
     float_format f{};

@@ -147,25 +147,88 @@ struct format_traits<float_format<E, M>>
   static constexpr const char* name() { return detail::float_format_name<E, M>::value.text; }
 };
 
+namespace detail {
+
+/// The largest integer magnitude that both Integer and T hold exactly: the largest
+/// Integer, or below it the largest T when T has fewer digits (float and int32_t:
+/// 2^31 - 128).
+template <class T, class Integer>
+inline constexpr T largest_exact_integer_v =
+    std::numeric_limits<Integer>::digits <= std::numeric_limits<T>::digits
+        ? static_cast<T>(std::numeric_limits<Integer>::max())
+        : static_cast<T>(std::uint64_t{1} << std::numeric_limits<Integer>::digits) -
+              static_cast<T>(std::uint64_t{1} << (std::numeric_limits<Integer>::digits -
+                                                  std::numeric_limits<T>::digits));
+
+/// 2^digits of Integer as T, exact: the first magnitude beyond Integer's range.
+template <class T, class Integer>
+inline constexpr T integer_limit_v = static_cast<T>(std::uint64_t{1}
+                                                    << std::numeric_limits<Integer>::digits);
+
+/// The smallest normal T.
+template <class T>
+inline constexpr T smallest_normal_v = std::numeric_limits<T>::min();
+
+/// The largest power of two not above x, for positive finite x; 0 for subnormal x. The
+/// exponent bits alone, so it is exact and independent of the rounding mode.
+template <class T>
+KOKKOS_INLINE_FUNCTION T power_of_two_below(T x) {
+  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                "scaled formats compute in float or double");
+  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+  constexpr Bits exponent_mask = sizeof(T) == 8 ? Bits(0x7ff0000000000000ull) : Bits(0x7f800000u);
+  return kacc::bit_cast<T>(static_cast<Bits>(kacc::bit_cast<Bits>(x) & exponent_mask));
+}
+
+}  // namespace detail
+
 template <class Integer>
 struct format_traits<scaled<Integer>> {
   using storage_type = Integer;
   static constexpr bool is_scaled = true;
   static constexpr Integer largest = std::numeric_limits<Integer>::max();
+
+  /// The value of s at the given scale: one rounding (none when T holds s exactly).
   template <class T>
   KOKKOS_INLINE_FUNCTION static T decode(Integer s, T scale) {
     return static_cast<T>(s) * scale;
   }
+
+  /// v / scale rounded to the nearest integer, ties to even (in the default rounding
+  /// mode), saturated to [-largest, largest]; NaN gives 0. With a power-of-two scale
+  /// (scale_for picks only such) the division is exact, so the rounding to an integer is
+  /// the only one. Selects rather than branches, so loops over it vectorise.
   template <class T>
   KOKKOS_INLINE_FUNCTION static Integer encode(T v, T scale) {
-    // Symmetric range [-largest, largest], NaN to 0, ties to even; selects rather than
-    // branches so loops over it vectorise.
-    T q = v * (T(1) / scale);
-    q = q == q ? q : T(0);
-    q = q > T(largest) ? T(largest) : q;
-    q = q < -T(largest) ? -T(largest) : q;
-    return static_cast<Integer>(math::nearbyint(q));
+    constexpr T limit = detail::integer_limit_v<T, Integer>;
+    T rounded = math::nearbyint(v / scale);
+    const bool above = rounded >= limit;
+    const bool below = rounded <= -limit;
+    rounded = rounded == rounded && !above && !below ? rounded : T(0);
+    Integer s = static_cast<Integer>(rounded);
+    s = above ? largest : s;
+    s = below ? static_cast<Integer>(-largest) : s;
+    return s;
   }
+
+  /// The scale deep_copy gives data whose largest magnitude is `magnitude` (> 0, finite):
+  /// the smallest power of two that maps it into the integer range, so encoding divides
+  /// exactly, and no smaller than T's smallest normal, so neither 1 / scale nor a decoded
+  /// nonzero entry is subnormal (both would depend on flush-to-zero flags). The largest
+  /// magnitude then takes between half and all of the integer range; data whose largest
+  /// magnitude lies below largest * smallest normal (float, int16: 3.9e-34) keep fewer
+  /// integer bits.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T scale_for(T magnitude) {
+    constexpr T top = detail::largest_exact_integer_v<T, Integer>;
+    const T wanted = magnitude / top;  // rounded: the checks below make the result exact
+    T scale = detail::power_of_two_below(wanted);
+    scale = scale < wanted ? T(2) * scale : scale;
+    scale = scale < detail::smallest_normal_v<T> ? detail::smallest_normal_v<T> : scale;
+    scale = magnitude / scale > top ? T(2) * scale : scale;
+    return scale;
+  }
+
   KOKKOS_INLINE_FUNCTION static constexpr double max_value() {
     return static_cast<double>(largest);
   }

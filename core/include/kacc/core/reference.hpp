@@ -70,16 +70,16 @@ struct enable_reference_operators : reference_tag {
   /// The type the proxy reads as.
   using value_type = std::remove_cv_t<Arithmetic>;
 
-#define KACC_REFERENCE_BINARY_OPERATOR(op)                                                    \
-  template <class U, std::enable_if_t<is_operand_v<U>, int> = 0>                             \
-  friend KOKKOS_INLINE_FUNCTION constexpr auto operator op(const Reference& a, const U& b)   \
-      ->decltype(std::declval<value_type>() op std::declval<operand_value_t<U>>()) {          \
-    return a.get() op operand_value(b);                                                       \
-  }                                                                                           \
-  template <class U, std::enable_if_t<std::is_arithmetic<U>::value, int> = 0>                \
-  friend KOKKOS_INLINE_FUNCTION constexpr auto operator op(const U& a, const Reference& b)   \
-      ->decltype(std::declval<U>() op std::declval<value_type>()) {                           \
-    return a op b.get();                                                                      \
+#define KACC_REFERENCE_BINARY_OPERATOR(op)                                                 \
+  template <class U, std::enable_if_t<is_operand_v<U>, int> = 0>                           \
+  friend KOKKOS_INLINE_FUNCTION constexpr auto operator op(const Reference& a, const U& b) \
+      ->decltype(std::declval<value_type>() op std::declval<operand_value_t<U>>()) {       \
+    return a.get() op operand_value(b);                                                    \
+  }                                                                                        \
+  template <class U, std::enable_if_t<std::is_arithmetic<U>::value, int> = 0>              \
+  friend KOKKOS_INLINE_FUNCTION constexpr auto operator op(const U& a, const Reference& b) \
+      ->decltype(std::declval<U>() op std::declval<value_type>()) {                        \
+    return a op b.get();                                                                   \
   }
 
   KACC_REFERENCE_BINARY_OPERATOR(+)
@@ -95,17 +95,21 @@ struct enable_reference_operators : reference_tag {
 #undef KACC_REFERENCE_BINARY_OPERATOR
 
   /// +r: the value, promoted as for a plain value.
-  friend KOKKOS_INLINE_FUNCTION constexpr auto operator+(const Reference& r) { return +r.get(); }
+  friend KOKKOS_INLINE_FUNCTION constexpr auto operator+(const Reference& r) {
+    return +r.get();
+  }
   /// -r: the negated value.
-  friend KOKKOS_INLINE_FUNCTION constexpr auto operator-(const Reference& r) { return -r.get(); }
+  friend KOKKOS_INLINE_FUNCTION constexpr auto operator-(const Reference& r) {
+    return -r.get();
+  }
 
   // R defers the assignability check to the call, where Reference is complete.
-#define KACC_REFERENCE_COMPOUND_OPERATOR(op)                                                  \
-  template <class U, class R = Reference,                                                    \
-            std::enable_if_t<is_operand_v<U> && std::is_assignable<R, value_type>::value,    \
-                             int> = 0>                                                        \
-  friend KOKKOS_INLINE_FUNCTION value_type operator op##=(Reference&& r, const U& b) {        \
-    return std::move(r) = static_cast<value_type>(r.get() op operand_value(b));              \
+#define KACC_REFERENCE_COMPOUND_OPERATOR(op)                                                     \
+  template <class U, class R = Reference,                                                        \
+            std::enable_if_t<is_operand_v<U> && std::is_assignable<R, value_type>::value, int> = \
+                0>                                                                               \
+  friend KOKKOS_INLINE_FUNCTION value_type operator op##=(Reference&& r, const U& b) {           \
+    return std::move(r) = static_cast<value_type>(r.get() op operand_value(b));                  \
   }
 
   KACC_REFERENCE_COMPOUND_OPERATOR(+)
@@ -144,11 +148,17 @@ struct enable_reference_operators : reference_tag {
   }
 
   /// |r| in the arithmetic type, found by ADL next to `using std::abs; abs(x)`.
-  friend KOKKOS_INLINE_FUNCTION value_type abs(const Reference& r) { return magnitude(r.get()); }
+  friend KOKKOS_INLINE_FUNCTION value_type abs(const Reference& r) {
+    return magnitude(r.get());
+  }
   /// |r| in the arithmetic type, found by ADL next to `using std::fabs; fabs(x)`.
-  friend KOKKOS_INLINE_FUNCTION value_type fabs(const Reference& r) { return magnitude(r.get()); }
+  friend KOKKOS_INLINE_FUNCTION value_type fabs(const Reference& r) {
+    return magnitude(r.get());
+  }
   /// The square root of r, found by ADL next to `using std::sqrt; sqrt(x)`.
-  friend KOKKOS_INLINE_FUNCTION auto sqrt(const Reference& r) { return math::sqrt(r.get()); }
+  friend KOKKOS_INLINE_FUNCTION auto sqrt(const Reference& r) {
+    return math::sqrt(r.get());
+  }
 
  private:
   KOKKOS_INLINE_FUNCTION static value_type magnitude(const value_type x) {
@@ -219,8 +229,8 @@ class reference
 /// The read-only proxy: the same reads and operators, no assignment.
 template <class Arithmetic, class Format, class OverflowPolicy>
 class reference<const Arithmetic, Format, OverflowPolicy>
-    : public detail::enable_reference_operators<
-          reference<const Arithmetic, Format, OverflowPolicy>, Arithmetic> {
+    : public detail::enable_reference_operators<reference<const Arithmetic, Format, OverflowPolicy>,
+                                                Arithmetic> {
  public:
   /// The type entries are read as.
   using arithmetic_type = Arithmetic;
