@@ -10,6 +10,29 @@
 
 namespace kacc {
 
+namespace detail {
+/// "e<E>m<M>", e.g. "e8m15" for float_format<8, 15>, built at compile time.
+template <int E, int M>
+struct float_format_name {
+  static_assert(E > 0 && E < 100 && M >= 0 && M < 100, "float_format: 1-99 exponent bits");
+  struct chars {
+    char text[8];
+  };
+  static constexpr chars make() {
+    chars c{};
+    int p = 0;
+    c.text[p++] = 'e';
+    if (E >= 10) c.text[p++] = static_cast<char>('0' + E / 10);
+    c.text[p++] = static_cast<char>('0' + E % 10);
+    c.text[p++] = 'm';
+    if (M >= 10) c.text[p++] = static_cast<char>('0' + M / 10);
+    c.text[p++] = static_cast<char>('0' + M % 10);
+    return c;
+  }
+  static constexpr chars value = make();
+};
+}  // namespace detail
+
 template <int ExponentBits, int MantissaBits>
 struct float_format {
   using codec = detail::ieee_codec<ExponentBits, MantissaBits>;
@@ -39,6 +62,10 @@ struct float_format {
     float_format f{};
     f.bits = b;
     return f;
+  }
+  /// "e<E>m<M>", for labels and reports.
+  static constexpr const char* name() {
+    return detail::float_format_name<ExponentBits, MantissaBits>::value.text;
   }
 };
 

@@ -53,43 +53,12 @@ struct scaled {
 template <class Format, class = void>
 struct format_traits;  // specialise this to add a format
 
-template <>
-struct format_traits<double> {
-  using storage_type = double;
-  static constexpr bool is_scaled = false;
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static T decode(double s) {
-    return static_cast<T>(s);
-  }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static double encode(T v) {
-    return static_cast<double>(v);
-  }
-  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return DBL_MAX; }
-  static constexpr const char* name() { return "fp64"; }
-};
-
-template <>
-struct format_traits<float> {
-  using storage_type = float;
-  static constexpr bool is_scaled = false;
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static T decode(float s) {
-    return static_cast<T>(s);
-  }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static float encode(T v) {
-    return static_cast<float>(v);
-  }
-  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return FLT_MAX; }
-  static constexpr const char* name() { return "fp32"; }
-};
-
 namespace detail {
-// Shared by the 2-byte and float_format types: they convert through explicit
-// constructors and conversion operators.
-template <class Format, class Derived>
-struct class_format_traits {
+/// What every format with casts for conversions shares: the storage is the format type
+/// itself, which converts by static_cast (float, double) or through its explicit
+/// constructors and conversion operators (fp16, bf16, float_format).
+template <class Format>
+struct cast_format_traits {
   using storage_type = Format;
   static constexpr bool is_scaled = false;
   template <class T>
@@ -98,53 +67,31 @@ struct class_format_traits {
   }
   template <class T>
   KOKKOS_INLINE_FUNCTION static Format encode(T v) {
-    return Format(v);
+    return static_cast<Format>(v);
   }
 };
 }  // namespace detail
 
-template <>
-struct format_traits<fp16> : detail::class_format_traits<fp16, format_traits<fp16>> {
-  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return 65504.0; }
-  static constexpr const char* name() { return "fp16"; }
-};
-
-template <>
-struct format_traits<bf16> : detail::class_format_traits<bf16, format_traits<bf16>> {
-  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return 3.3895313892515355e38; }
-  static constexpr const char* name() { return "bf16"; }
-};
-
-namespace detail {
-/// "e<E>m<M>", e.g. "e8m15" for float_format<8, 15>, built at compile time.
-template <int E, int M>
-struct float_format_name {
-  static_assert(E > 0 && E < 100 && M >= 0 && M < 100, "float_format: 1-99 exponent bits");
-  struct chars {
-    char text[8];
-  };
-  static constexpr chars make() {
-    chars c{};
-    int p = 0;
-    c.text[p++] = 'e';
-    if (E >= 10) c.text[p++] = static_cast<char>('0' + E / 10);
-    c.text[p++] = static_cast<char>('0' + E % 10);
-    c.text[p++] = 'm';
-    if (M >= 10) c.text[p++] = static_cast<char>('0' + M / 10);
-    c.text[p++] = static_cast<char>('0' + M % 10);
-    return c;
+/// float and double: the hardware formats.
+template <class Float>
+struct format_traits<Float, std::enable_if_t<std::is_same<Float, double>::value ||
+                                             std::is_same<Float, float>::value>>
+    : detail::cast_format_traits<Float> {
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() {
+    return sizeof(Float) == sizeof(double) ? DBL_MAX : FLT_MAX;
   }
-  static constexpr chars value = make();
+  static constexpr const char* name() { return sizeof(Float) == sizeof(double) ? "fp64" : "fp32"; }
 };
-}  // namespace detail
 
-template <int E, int M>
-struct format_traits<float_format<E, M>>
-    : detail::class_format_traits<float_format<E, M>, format_traits<float_format<E, M>>> {
+/// fp16, bf16 and every float_format: IEEE-like layouts, each described by its `codec`
+/// (detail::ieee_codec) and naming itself.
+template <class Format>
+struct format_traits<Format, std::void_t<typename Format::codec>>
+    : detail::cast_format_traits<Format> {
   KOKKOS_INLINE_FUNCTION static double max_value() {
-    return float_format<E, M>::codec::decode(float_format<E, M>::codec::max_finite_bits);
+    return Format::codec::decode(Format::codec::max_finite_bits);
   }
-  static constexpr const char* name() { return detail::float_format_name<E, M>::value.text; }
+  static constexpr const char* name() { return Format::name(); }
 };
 
 namespace detail {

@@ -95,6 +95,8 @@ KOKKOS_INLINE_FUNCTION float bfloat16_to_float(std::uint16_t bits) {
 
 /// IEEE 754 binary16: 1 sign, 5 exponent, 10 mantissa bits; largest finite 65504.
 struct fp16 {
+  /// The layout, for format_traits.
+  using codec = detail::binary16_codec;
   std::uint16_t bits;
 
   fp16() = default;
@@ -109,10 +111,14 @@ struct fp16 {
     h.bits = b;
     return h;
   }
+  /// "fp16", for labels and reports.
+  static constexpr const char* name() { return "fp16"; }
 };
 
 /// bfloat16: 1 sign, 8 exponent, 7 mantissa bits; the exponent range of float.
 struct bf16 {
+  /// The layout, for format_traits.
+  using codec = detail::bfloat16_codec;
   std::uint16_t bits;
 
   bf16() = default;
@@ -130,6 +136,8 @@ struct bf16 {
     h.bits = b;
     return h;
   }
+  /// "bf16", for labels and reports.
+  static constexpr const char* name() { return "bf16"; }
 };
 
 static_assert(sizeof(fp16) == 2 && std::is_trivially_copyable<fp16>::value, "fp16 must be 2 bytes");
