@@ -8,7 +8,9 @@
 ///   - `decode<T>(storage_type[, T scale])`: the value as arithmetic type T;
 ///   - `encode<T>(T[, T scale])`: round a value of type T to storage, IEEE overflow;
 ///   - `max_value()`: largest finite value as double (for the saturating policy);
-///   - `name()`: a short name for kernel labels and reports.
+///   - `name()`: a short name for kernel labels and reports;
+///   - scaled formats only: `scale_for<T>(T largest_magnitude)`, the scale deep_copy gives
+///     data with that largest magnitude.
 /// No kernel changes: kernels see formats only through kacc::View.
 
 #include <kacc/core/float_format.hpp>
@@ -37,12 +39,14 @@ struct StoredAs {
 };
 
 /// Integer storage with one scale per vector (rank 1) or per column (the last index for
-/// rank >= 2): value = integer * scale. `kacc::deep_copy` into such a view picks the
-/// scales so the largest magnitude of each column maps to the largest integer (an
-/// all-zero column gets scale 1; non-finite data throws std::invalid_argument). Writes
-/// round to the nearest integer, ties to even, and saturate at +-largest; NaN is stored
-/// as 0 (integers have no NaN). A row or block subview shares its scales with entries
-/// outside it, so deep_copy into it keeps the existing scales (and saturates).
+/// rank >= 2): value = integer * scale. `kacc::deep_copy` into such a view gives each
+/// column the smallest power of two that maps its largest magnitude into the integer range
+/// (format_traits::scale_for; an all-zero column gets scale 1; non-finite data throws
+/// std::invalid_argument). Writes round once to the nearest integer, ties to even, and
+/// saturate at +-largest, silently (nothing counts them); NaN is stored as 0 (integers
+/// have no NaN). A row or block subview shares its scales with entries outside it, so
+/// deep_copy into it keeps the existing scales (and saturates). Scales set by hand that
+/// are not powers of two work, but then v / scale is rounded before the integer is.
 template <class Integer>
 struct scaled {
   static_assert(std::is_integral<Integer>::value && std::is_signed<Integer>::value,

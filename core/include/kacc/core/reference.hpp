@@ -170,6 +170,38 @@ struct enable_reference_operators : reference_tag {
   }
 };
 
+/// What both proxies hold and how they read: a pointer to the entry (Entry is the storage
+/// type, const for the read-only proxy) and the entry's scale.
+template <class Arithmetic, class Format, class Entry>
+class reference_entry {
+ public:
+  /// The type entries are read (and written) as.
+  using arithmetic_type = Arithmetic;
+  /// The storage format of the entry.
+  using format_type = Format;
+  /// One entry in memory.
+  using storage_type = Entry;
+  /// The entry's scale: Arithmetic for scaled formats, an empty stand-in otherwise.
+  using scale_type = scale_t<Format, Arithmetic>;
+
+  /// Refers to the entry at `entry` with the given scale.
+  KOKKOS_INLINE_FUNCTION reference_entry(Entry* entry, scale_type scale)
+      : entry_(entry), scale_(scale) {}
+
+  /// The entry converted to the arithmetic type.
+  KOKKOS_INLINE_FUNCTION Arithmetic get() const {
+    return load<Arithmetic, Format>(*entry_, scale_);
+  }
+  /// The entry converted to the arithmetic type.
+  KOKKOS_INLINE_FUNCTION operator Arithmetic() const { return get(); }
+  /// The storage entry itself, e.g. for atomics on the raw format.
+  KOKKOS_INLINE_FUNCTION Entry* storage_pointer() const { return entry_; }
+
+ protected:
+  Entry* entry_;
+  KACC_NO_UNIQUE_ADDRESS scale_type scale_;
+};
+
 }  // namespace detail
 
 /// Proxy for one entry of a view stored in Format and computed in Arithmetic; see the
@@ -177,37 +209,27 @@ struct enable_reference_operators : reference_tag {
 template <class Arithmetic, class Format, class OverflowPolicy>
 class reference
     : public detail::enable_reference_operators<reference<Arithmetic, Format, OverflowPolicy>,
-                                                Arithmetic> {
- public:
-  /// The type entries are read and written as.
-  using arithmetic_type = Arithmetic;
-  /// The storage format of the entry.
-  using format_type = Format;
-  /// One entry in memory.
-  using storage_type = typename format_traits<Format>::storage_type;
-  /// The entry's scale: Arithmetic for scaled formats, an empty stand-in otherwise.
-  using scale_type = detail::scale_t<Format, Arithmetic>;
+                                                Arithmetic>,
+      public detail::reference_entry<Arithmetic, Format,
+                                     typename format_traits<Format>::storage_type> {
+  using entry =
+      detail::reference_entry<Arithmetic, Format, typename format_traits<Format>::storage_type>;
 
-  /// Refers to the entry at `entry` with the given scale.
-  KOKKOS_INLINE_FUNCTION reference(storage_type* entry, scale_type scale)
-      : entry_(entry), scale_(scale) {}
+ public:
+  /// Refers to the entry at `p` with the given scale.
+  KOKKOS_INLINE_FUNCTION reference(typename entry::storage_type* p,
+                                   typename entry::scale_type scale)
+      : entry(p, scale) {}
   /// Not copyable: a copy would be a second handle on the entry that outlives the expression.
   reference(const reference&) = delete;
   /// Movable, so functions can return a proxy and forward it.
   reference(reference&&) = default;
   ~reference() = default;
 
-  /// The entry converted to the arithmetic type.
-  KOKKOS_INLINE_FUNCTION Arithmetic get() const {
-    return detail::load<Arithmetic, Format>(*entry_, scale_);
-  }
-  /// The entry converted to the arithmetic type.
-  KOKKOS_INLINE_FUNCTION operator Arithmetic() const { return get(); }
-
   /// Rounds value to the storage format (once) and stores it; returns what was stored.
   KOKKOS_INLINE_FUNCTION Arithmetic operator=(Arithmetic value) && {
-    *entry_ = detail::store_value<Format, OverflowPolicy>(value, scale_);
-    return get();
+    *this->entry_ = detail::store_value<Format, OverflowPolicy>(value, this->scale_);
+    return this->get();
   }
   /// Stores the value of another entry (never rebinds the proxy).
   KOKKOS_INLINE_FUNCTION Arithmetic operator=(const reference& other) && {
@@ -217,33 +239,23 @@ class reference
   KOKKOS_INLINE_FUNCTION Arithmetic operator=(reference&& other) && {
     return std::move(*this) = other.get();
   }
-
-  /// The storage entry itself, e.g. for atomics on the raw format.
-  KOKKOS_INLINE_FUNCTION storage_type* storage_pointer() const { return entry_; }
-
- private:
-  storage_type* entry_;
-  KACC_NO_UNIQUE_ADDRESS scale_type scale_;
 };
 
 /// The read-only proxy: the same reads and operators, no assignment.
 template <class Arithmetic, class Format, class OverflowPolicy>
 class reference<const Arithmetic, Format, OverflowPolicy>
     : public detail::enable_reference_operators<reference<const Arithmetic, Format, OverflowPolicy>,
-                                                Arithmetic> {
- public:
-  /// The type entries are read as.
-  using arithmetic_type = Arithmetic;
-  /// The storage format of the entry.
-  using format_type = Format;
-  /// One entry in memory.
-  using storage_type = const typename format_traits<Format>::storage_type;
-  /// The entry's scale: Arithmetic for scaled formats, an empty stand-in otherwise.
-  using scale_type = detail::scale_t<Format, Arithmetic>;
+                                                Arithmetic>,
+      public detail::reference_entry<Arithmetic, Format,
+                                     const typename format_traits<Format>::storage_type> {
+  using entry = detail::reference_entry<Arithmetic, Format,
+                                        const typename format_traits<Format>::storage_type>;
 
-  /// Refers to the entry at `entry` with the given scale.
-  KOKKOS_INLINE_FUNCTION reference(storage_type* entry, scale_type scale)
-      : entry_(entry), scale_(scale) {}
+ public:
+  /// Refers to the entry at `p` with the given scale.
+  KOKKOS_INLINE_FUNCTION reference(typename entry::storage_type* p,
+                                   typename entry::scale_type scale)
+      : entry(p, scale) {}
   /// Not copyable, as the writable proxy.
   reference(const reference&) = delete;
   /// Movable, so functions can return a proxy and forward it.
@@ -253,20 +265,6 @@ class reference<const Arithmetic, Format, OverflowPolicy>
   reference& operator=(const reference&) = delete;
   /// Read-only: nothing assigns to it.
   reference& operator=(reference&&) = delete;
-
-  /// The entry converted to the arithmetic type.
-  KOKKOS_INLINE_FUNCTION Arithmetic get() const {
-    return detail::load<Arithmetic, Format>(*entry_, scale_);
-  }
-  /// The entry converted to the arithmetic type.
-  KOKKOS_INLINE_FUNCTION operator Arithmetic() const { return get(); }
-
-  /// The storage entry itself.
-  KOKKOS_INLINE_FUNCTION storage_type* storage_pointer() const { return entry_; }
-
- private:
-  storage_type* entry_;
-  KACC_NO_UNIQUE_ADDRESS scale_type scale_;
 };
 
 /// The value behind a proxy; any other value passes through unchanged.
