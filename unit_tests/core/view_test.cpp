@@ -178,6 +178,14 @@ TEST(ConstView, ReturnsValues) {
   HView<const double*, kacc::scaled<std::int16_t>> cs = s;
   EXPECT_EQ(cs(0), 3.0);
   EXPECT_EQ(*s.data(), 6);
+  // A const scaled view over raw storage starts with scale 1, as a non-const one does
+  // (it once read scales(0) of an unallocated view).
+  Kokkos::View<std::int16_t*, Host> raw("raw", 2);
+  raw(1) = -5;
+  const Kokkos::View<const std::int16_t*, Host> const_raw = raw;
+  const HView<const double*, kacc::scaled<std::int16_t>> wrapped(const_raw);
+  ASSERT_EQ(wrapped.scales().extent(0), 1u);
+  EXPECT_EQ(wrapped(1), -5.0);
 }
 
 // --- identity views and traits --------------------------------------------------------
