@@ -35,23 +35,7 @@ V make_vector(const std::vector<double>& values) {
   Kokkos::View<double*, Kokkos::HostSpace> h("h", values.size());
   for (std::size_t i = 0; i < values.size(); ++i) h(i) = values[i];
   V v("v", values.size());
-  if constexpr (kacc::is_kacc_view_v<V>) {
-    if constexpr (V::is_scaled) {
-      // Scale by hand: kacc::deep_copy into scaled rank-1 views does not compile yet.
-      double m = 0;
-      for (double e : values) m = std::max(m, std::fabs(e));
-      auto hv = kacc::create_mirror_view(v);
-      Kokkos::deep_copy(hv.scales(),
-                        m > 0 ? m / kacc::format_traits<kacc::storage_t<V>>::max_value() : 1.0);
-      for (std::size_t i = 0; i < values.size(); ++i) hv(i) = values[i];
-      Kokkos::deep_copy(v.storage(), hv.storage());
-      Kokkos::deep_copy(v.scales(), hv.scales());
-    } else {
-      kacc::deep_copy(v, h);
-    }
-  } else {
-    kacc::deep_copy(v, h);
-  }
+  kacc::deep_copy(v, h);
   return v;
 }
 template <class V>

@@ -1,6 +1,7 @@
 // Every one of the 2^32 float bit patterns encoded to fp16 and bf16, compared with
 // (a) the integer reference codec kacc::detail::ieee_codec and (b) the hardware
-// conversion: F16C's vcvtps2ph for fp16, AVX512-BF16's vcvtneps2bf16 for bf16.
+// conversion: F16C's vcvtps2ph for fp16, AVX512-BF16's vcvtneps2bf16 for bf16; and to
+// scaled<int8_t> at scale 1/8, compared with ties-to-even rounding computed on floor.
 // Runs in parallel on the default host execution space; ctest label `exhaustive`.
 //
 // Findings this test pins down (printed with the counts on every run; measured on a
@@ -24,6 +25,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -41,7 +44,7 @@ enum Check : int {
   codec_mismatch,     // kacc(f) != reference codec, non-NaN f
   hw_mismatch,        // kacc(f) != hardware, non-NaN f (non-subnormal f for bf16)
   nan_lost,           // NaN f gave a non-NaN
-  double_mismatch,    // kacc(double(f)) != kacc(f): the round-to-odd path
+  double_mismatch,    // kacc(double(f)) != kacc(f): the direct path from double's bits
   nan_codec_bits,     // info: NaN payload bits differ from the codec
   nan_hw_bits,        // info: NaN payload bits differ from the hardware
   hw_subnormal_diff,  // info: bf16 hardware differs on a subnormal input
@@ -229,4 +232,39 @@ TEST(Exhaustive, Bf16FromEveryFloat) {
         });
   });
   s.report("bf16", seconds, hardware);
+}
+
+namespace {
+
+// The int8 a float f must be stored as at scale 2^-3, computed without nearbyint: f * 8 is
+// exact in double, its floor and fraction are exact, and the tie goes to the even integer;
+// then saturation to [-127, 127], NaN to 0.
+std::int8_t int8s_reference(float f) {
+  const double q = static_cast<double>(f) * 8;
+  if (q != q) return 0;
+  if (q >= 127) return 127;
+  if (q <= -127) return -127;
+  double r = std::floor(q);
+  const double fraction = q - r;
+  if (fraction > 0.5 || (fraction == 0.5 && std::fmod(r, 2.0) != 0)) r += 1;
+  return static_cast<std::int8_t>(r);
+}
+
+}  // namespace
+
+TEST(Exhaustive, Int8sFromEveryFloat) {
+  // Every float pattern through scaled<int8_t>'s encode in float at scale 1/8, against the
+  // reference above: ties to even, one rounding, saturation, NaN.
+  using traits = kacc::format_traits<kacc::scaled<std::int8_t>>;
+  unsigned long long mismatches = 0;
+  Kokkos::parallel_reduce(
+      "int8s sweep", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, chunks),
+      [=](std::uint32_t hi, unsigned long long& bad) {
+        for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+          const float f = kacc::bit_cast<float>(hi << 16 | lo);
+          bad += traits::encode<float>(f, 0.125f) != int8s_reference(f);
+        }
+      },
+      mismatches);
+  EXPECT_EQ(mismatches, 0u);
 }

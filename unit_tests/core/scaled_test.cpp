@@ -1,14 +1,17 @@
-// Scaled integer storage: deep_copy picks one scale per vector or per column so that the
-// largest magnitude maps to the largest integer, and then every entry is within half a
-// scale step of its source: |x - x~| <= scale / 2, plus the rounding of the two
-// floating-point operations involved (derived below).
+// Scaled integer storage: deep_copy picks for each vector or column the smallest power of
+// two that maps its largest magnitude into the integer range (format_traits::scale_for),
+// so encoding divides exactly and rounds once: every entry is within half a scale step of
+// its source, |x - x~| <= scale / 2, with no further term. Encoding is checked against
+// MPFR's ties-to-even rounding at every rounding boundary of int8 and on 10^7 random
+// values each for int16 and int32.
 #include <kacc/core.hpp>
 
 #include <gtest/gtest.h>
+#include <mpfr.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
@@ -20,13 +23,20 @@ using Host = Kokkos::HostSpace;
 using Int16s = kacc::scaled<std::int16_t>;
 constexpr double largest = 32767;
 
-// Encoding computes q = x * (1 / scale) in T: two roundings move q by at most
-// 2 eps |q| <= 2 eps * largest, which can push it across a rounding boundary; decoding
-// i * scale rounds once more, by eps |x| at most.
+// The scale deep_copy must pick for largest magnitude m > 0, found by counting up from
+// T's smallest normal in powers of two (m / s is exact): the smallest power of two s with
+// m / s <= top, top being the largest integer that both T and the format hold.
 template <class T>
-double bound(double scale, double x) {
-  const double eps = std::numeric_limits<T>::epsilon();
-  return scale * (0.5 + 2 * eps * largest) + eps * std::fabs(x);
+T reference_scale(T m, double top = largest) {
+  double s = std::numeric_limits<T>::min();
+  while (static_cast<double>(m) / s > top) s *= 2;
+  return static_cast<T>(s);
+}
+
+// |x - x~| <= scale / 2 exactly: the scale is a power of two, the division exact and the
+// integer times the scale exact in T (int16 fits float's and double's mantissa).
+double half_step(double scale) {
+  return scale / 2;
 }
 
 template <class T>
@@ -71,15 +81,15 @@ TYPED_TEST(Scaled, Rank1RoundTripsWithinHalfAScaleStep) {
     kacc::deep_copy(q, src);
     ASSERT_EQ(q.scales().extent(0), 1u);
     const T scale = q.scales()(0);
-    EXPECT_EQ(scale, maxabs / static_cast<T>(largest));
-    // The largest magnitude uses the whole integer range.
-    EXPECT_EQ(std::abs(q.storage()(argmax)), 32767);
+    EXPECT_EQ(scale, reference_scale(maxabs));
+    // The largest magnitude takes at least half the integer range.
+    EXPECT_GE(std::abs(q.storage()(argmax)), 16384);
     double worst = 0;
     for (std::size_t i = 0; i < n; ++i) {
       EXPECT_EQ(q.scale_at(i), scale);
       const double err = std::fabs(static_cast<double>(q(i).get()) - xs[i]);
       worst = std::max(worst, err / scale);
-      EXPECT_LE(err, bound<T>(scale, xs[i])) << "i=" << i << " x=" << xs[i];
+      EXPECT_LE(err, half_step(scale)) << "i=" << i << " x=" << xs[i];
     }
     // The bound is attained closely: uniform data gets within 1% of half a step.
     EXPECT_GT(worst, 0.49);
@@ -106,12 +116,12 @@ void check_per_column(std::size_t n, std::size_t m) {
     if (j == 2) {
       EXPECT_EQ(scale, T(1)) << "an all-zero column gets scale 1";
     } else {
-      EXPECT_EQ(scale, maxabs / static_cast<T>(largest)) << "column " << j;
+      EXPECT_EQ(scale, reference_scale(maxabs)) << "column " << j;
     }
     for (std::size_t i = 0; i < n; ++i) {
       EXPECT_EQ(q.scale_at(i, j), scale);
       const double x = src(i, j);
-      EXPECT_LE(std::fabs(static_cast<double>(q(i, j).get()) - x), bound<T>(scale, x))
+      EXPECT_LE(std::fabs(static_cast<double>(q(i, j).get()) - x), half_step(scale))
           << "(" << i << ", " << j << ")";
     }
   }
@@ -140,13 +150,13 @@ TYPED_TEST(Scaled, Rank3ScalesFollowTheLastIndex) {
     T maxabs = 0;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 4; ++j) maxabs = std::max(maxabs, T(std::fabs(src(i, j, k))));
-    EXPECT_EQ(q.scales()(k), maxabs / static_cast<T>(largest));
+    EXPECT_EQ(q.scales()(k), reference_scale(maxabs));
   }
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j)
       for (int k = 0; k < 2; ++k) {
         const double x = src(i, j, k);
-        EXPECT_LE(std::fabs(q(i, j, k).get() - x), bound<T>(q.scales()(k), x));
+        EXPECT_LE(std::fabs(q(i, j, k).get() - x), half_step(q.scales()(k)));
       }
 }
 
@@ -216,9 +226,10 @@ TEST(Scaled, HandSetScalesRoundAndSaturate) {
   c(1, 0) = 10.0f;
   c(1, 1) = 10.0f;
   EXPECT_EQ(c(1, 0).get(), 10.0f);
-  // 10 / 4 = 2.5: a tie, either neighbour is nearest.
-  EXPECT_TRUE(c.storage()(1, 1) == 2 || c.storage()(1, 1) == 3) << int(c.storage()(1, 1));
-  EXPECT_LE(std::fabs(c(1, 1).get() - 10.0f), 2.0f);
+  // 10 / 4 = 2.5: a tie, to the even neighbour.
+  EXPECT_EQ(c.storage()(1, 1), 2);
+  c(1, 1) = 14.0f;  // 3.5: to 4
+  EXPECT_EQ(c.storage()(1, 1), 4);
   c(0, 0) = 1000.0f;
   EXPECT_EQ(c.storage()(0, 0), 127);
 }
@@ -233,16 +244,15 @@ TEST(Scaled, DeepCopyBetweenScaledViews) {
   // Same format and layout: integers and scales are copied as they are.
   kacc::View<double**, Kokkos::LayoutLeft, Host, kacc::StoredAs<Int16s>> b("b", 16, 4);
   kacc::deep_copy(b, a);
-  // Another layout: scales are chosen again from the (already quantised) data, which
-  // holds the same column maxima, so the values survive up to the rounding of the scales.
+  // Another layout: scales are chosen again from the (already quantised) data; its column
+  // maxima need the same powers of two, so every value survives exactly.
   kacc::View<double**, Kokkos::LayoutRight, Host, kacc::StoredAs<Int16s>> c("c", 16, 4);
   kacc::deep_copy(c, a);
   for (int j = 0; j < 4; ++j) {
     EXPECT_EQ(b.scales()(j), a.scales()(j));
     for (int i = 0; i < 16; ++i) {
       EXPECT_EQ(b.storage()(i, j), a.storage()(i, j));
-      EXPECT_LE(std::fabs(c(i, j).get() - a(i, j).get()),
-                4 * DBL_EPSILON * std::fabs(a(i, j).get()));
+      EXPECT_EQ(c(i, j).get(), a(i, j).get());
     }
   }
 }
@@ -271,19 +281,19 @@ TEST(Scaled, DeepCopyIntoSubviewsOfAScaledMatrix) {
   for (int i = 0; i < 4; ++i) col_src(i) = -0.001 * (i + 1);
   const double other_scale = s.scales()(2);
   kacc::deep_copy(kacc::subview(s, Kokkos::ALL, 1), col_src);
-  EXPECT_EQ(s.scales()(1), std::fabs(col_src(3)) / largest);
+  EXPECT_EQ(s.scales()(1), reference_scale(std::fabs(col_src(3))));
   EXPECT_EQ(s.scales()(2), other_scale);
   for (int i = 0; i < 4; ++i) {
-    EXPECT_LE(std::fabs(s(i, 1).get() - col_src(i)), bound<double>(s.scales()(1), col_src(i)));
-    EXPECT_LE(std::fabs(s(i, 2).get() - src(i, 2)), bound<double>(other_scale, src(i, 2)));
+    EXPECT_LE(std::fabs(s(i, 1).get() - col_src(i)), half_step(s.scales()(1)));
+    EXPECT_LE(std::fabs(s(i, 2).get() - src(i, 2)), half_step(other_scale));
   }
   // A row shares every column's scale with the other rows: deep_copy into it keeps the
   // scales, so the other rows' entries do not change; row values beyond a column's
   // range saturate at that column's largest magnitude.
   Kokkos::View<double*, Host> row_src("row_src", 3);
   row_src(0) = 2.5;     // within column 0's range (up to 4)
-  row_src(1) = -35.0;   // beyond column 1's range (up to 0.004 after the copy above): saturates
-  row_src(2) = 1000.0;  // beyond column 2's range (up to 400): saturates
+  row_src(1) = -35.0;   // beyond column 1's range (up to 0.008 after the copy above): saturates
+  row_src(2) = 1000.0;  // beyond column 2's range (up to 512): saturates
   const double scales_before[3] = {s.scales()(0), s.scales()(1), s.scales()(2)};
   double others_before[4][3];
   for (int i = 0; i < 4; ++i)
@@ -298,7 +308,195 @@ TEST(Scaled, DeepCopyIntoSubviewsOfAScaledMatrix) {
       if (i != 2) {
         EXPECT_EQ(s(i, j).get(), others_before[i][j]) << i << ", " << j;
       }
-  EXPECT_LE(std::fabs(row(0).get() - 2.5), bound<double>(s.scales()(0), 2.5));
+  EXPECT_LE(std::fabs(row(0).get() - 2.5), half_step(s.scales()(0)));
   EXPECT_EQ(row(1).get(), -largest * s.scales()(1));
   EXPECT_EQ(row(2).get(), largest * s.scales()(2));
+}
+
+// --- one rounding, ties to even, against MPFR ---------------------------------------------
+
+namespace {
+
+// What encode must store for x at scale 2^e: x / 2^e rounded to the nearest integer, ties
+// to even (mpfr_roundeven on the exact quotient), saturated to [-largest, largest].
+template <class Integer>
+Integer mpfr_encoded(double x, long e) {
+  constexpr long top = std::numeric_limits<Integer>::max();
+  mpfr_t q;
+  mpfr_init2(q, 64);
+  mpfr_set_d(q, x, MPFR_RNDN);  // exact: 64 >= 53 bits
+  mpfr_div_2si(q, q, e, MPFR_RNDN);
+  mpfr_roundeven(q, q);
+  long r = 0;
+  if (mpfr_cmp_si(q, top) > 0) {
+    r = top;
+  } else if (mpfr_cmp_si(q, -top) < 0) {
+    r = -top;
+  } else {
+    r = mpfr_get_si(q, MPFR_RNDN);
+  }
+  mpfr_clear(q);
+  return static_cast<Integer>(r);
+}
+
+// Counts the x in xs whose encoding at scale 2^e in T differs from MPFR's; prints the first.
+template <class T, class Integer>
+std::size_t encode_mismatches(const std::vector<T>& xs, long e) {
+  using traits = kacc::format_traits<kacc::scaled<Integer>>;
+  const T scale = static_cast<T>(std::ldexp(1.0, static_cast<int>(e)));
+  std::size_t bad = 0;
+  for (const T x : xs) {
+    const Integer got = traits::template encode<T>(x, scale);
+    const Integer want = mpfr_encoded<Integer>(static_cast<double>(x), e);
+    if (got != want && bad++ == 0) {
+      ADD_FAILURE() << "encode(" << x << ", 2^" << e << ") = " << long(got) << ", want "
+                    << long(want);
+    }
+  }
+  return bad;
+}
+
+// Every rounding decision of int8 at scale 2^e in T: each integer k of the range and one
+// beyond, the tie k + 1/2, and the T neighbours of both, with either sign.
+template <class T>
+std::vector<T> int8_boundaries(long e) {
+  std::vector<T> xs;
+  const T scale = static_cast<T>(std::ldexp(1.0, static_cast<int>(e)));
+  const T inf = std::numeric_limits<T>::infinity();
+  for (int k = 0; k <= 129; ++k) {
+    for (const T point : {T(k), T(k) + T(0.5)}) {
+      for (const T x : {std::nextafter(point, -inf), point, std::nextafter(point, inf)}) {
+        xs.push_back(x * scale);
+        xs.push_back(-x * scale);
+      }
+    }
+  }
+  return xs;
+}
+
+}  // namespace
+
+TEST(ScaledEncode, Int8EveryRoundingBoundaryTiesToEven) {
+  for (const long e : {-126L, -20L, -3L, 0L, 7L, 100L}) {
+    SCOPED_TRACE(e);
+    EXPECT_EQ((encode_mismatches<float, std::int8_t>(int8_boundaries<float>(e), e)), 0u);
+    EXPECT_EQ((encode_mismatches<double, std::int8_t>(int8_boundaries<double>(e), e)), 0u);
+  }
+  for (const long e : {-1022L, 900L}) {
+    SCOPED_TRACE(e);
+    EXPECT_EQ((encode_mismatches<double, std::int8_t>(int8_boundaries<double>(e), e)), 0u);
+  }
+}
+
+namespace {
+
+// n values at scale 2^e whose quotients x / 2^e spread over the integer range and a little
+// beyond (to saturation); a quarter are exact ties k + 1/2 and a quarter their neighbours.
+template <class T, class Integer>
+std::vector<T> random_quotients(std::size_t n, long e, unsigned seed) {
+  const double limit = std::ldexp(1.0, std::numeric_limits<Integer>::digits) * 1.001;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-limit, limit);
+  const T inf = std::numeric_limits<T>::infinity();
+  std::vector<T> xs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    T q = static_cast<T>(u(rng));
+    if (i % 4 == 1) q = static_cast<T>(std::floor(q) + 0.5);
+    if (i % 4 == 2) q = std::nextafter(static_cast<T>(std::floor(q) + 0.5), (i & 8) ? inf : -inf);
+    xs[i] = q * static_cast<T>(std::ldexp(1.0, static_cast<int>(e)));
+  }
+  return xs;
+}
+
+}  // namespace
+
+TEST(ScaledEncode, Int16TenMillionRandomValuesAgainstMpfr) {
+  const std::size_t n = 2'500'000;
+  long exponents[] = {-1000, -17, 0, 40};
+  for (std::size_t k = 0; k < 4; ++k) {
+    SCOPED_TRACE(exponents[k]);
+    EXPECT_EQ((encode_mismatches<double, std::int16_t>(
+                  random_quotients<double, std::int16_t>(n, exponents[k], 100 + k), exponents[k])),
+              0u);
+  }
+  EXPECT_EQ((encode_mismatches<float, std::int16_t>(
+                random_quotients<float, std::int16_t>(n / 4, -100, 7), -100)),
+            0u);
+}
+
+TEST(ScaledEncode, Int32TenMillionRandomValuesAgainstMpfr) {
+  const std::size_t n = 2'500'000;
+  long exponents[] = {-990, -31, 0, 50};
+  for (std::size_t k = 0; k < 4; ++k) {
+    SCOPED_TRACE(exponents[k]);
+    EXPECT_EQ((encode_mismatches<double, std::int32_t>(
+                  random_quotients<double, std::int32_t>(n, exponents[k], 200 + k), exponents[k])),
+              0u);
+  }
+  // float holds 24 of int32's 31 bits: near the top, quotients are multiples of 128 and
+  // 2^31 itself saturates to the largest int32.
+  EXPECT_EQ((encode_mismatches<float, std::int32_t>(
+                random_quotients<float, std::int32_t>(n / 4, -60, 9), -60)),
+            0u);
+}
+
+TEST(ScaledEncode, NonFiniteWritesSaturateOrStoreZero) {
+  using traits = kacc::format_traits<kacc::scaled<std::int32_t>>;
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(traits::encode<float>(inf, 1.0f), 2147483647);
+  EXPECT_EQ(traits::encode<float>(-inf, 1.0f), -2147483647);
+  EXPECT_EQ(traits::encode<float>(std::numeric_limits<float>::quiet_NaN(), 1.0f), 0);
+  EXPECT_EQ(traits::encode<float>(2147483648.0f, 1.0f), 2147483647);
+  EXPECT_EQ(traits::encode<double>(-2147483648.0, 1.0), -2147483647) << "symmetric range";
+}
+
+// --- the scale: a power of two, bounded below ------------------------------------------
+
+template <class T>
+void check_scale_for(unsigned seed) {
+  using traits = kacc::format_traits<Int16s>;
+  std::mt19937 rng(seed);
+  const int lowest = std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits;
+  std::uniform_int_distribution<int> exponent(lowest, std::numeric_limits<T>::max_exponent - 1);
+  std::uniform_real_distribution<double> fraction(1, 2);
+  std::vector<T> ms = {std::numeric_limits<T>::max(),
+                       std::numeric_limits<T>::denorm_min(),
+                       std::numeric_limits<T>::min(),
+                       T(32767),
+                       T(32767.5),
+                       T(32768),
+                       T(1)};
+  for (int i = 0; i < 20000; ++i) {
+    const T m = static_cast<T>(std::ldexp(fraction(rng), exponent(rng)));
+    if (m > 0 && std::isfinite(m)) ms.push_back(m);
+  }
+  for (const T m : ms) {
+    const T s = traits::scale_for<T>(m);
+    ASSERT_EQ(s, reference_scale(m)) << "m=" << m;
+  }
+}
+
+TEST(ScaledScale, SmallestPowerOfTwoNotBelowTheSmallestNormal) {
+  check_scale_for<double>(5);
+  check_scale_for<float>(6);
+  // float and int32: the largest magnitude maps to at most 2^31 - 128, float's largest
+  // value below 2^31, so it is never saturated.
+  using traits32 = kacc::format_traits<kacc::scaled<std::int32_t>>;
+  EXPECT_EQ(traits32::scale_for<float>(2147483520.0f), 1.0f);
+  EXPECT_EQ(traits32::scale_for<float>(2147483648.0f), 2.0f);
+}
+
+TEST(ScaledScale, TinyFloatDataKeepTheirValues) {
+  // Data near 1e-36 once got scale maxabs / 32767 (about 3e-41, subnormal), whose
+  // reciprocal overflows float: every nonzero entry became +-maxabs.
+  const std::size_t n = 64;
+  Kokkos::View<float*, Host> src("src", n);
+  for (std::size_t i = 0; i < n; ++i) src(i) = static_cast<float>((i % 7) - 3.2) * 1e-36f;
+  kacc::View<float*, Host, kacc::StoredAs<Int16s>> q("q", n);
+  kacc::deep_copy(q, src);
+  const float scale = q.scales()(0);
+  EXPECT_EQ(scale, std::numeric_limits<float>::min());
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_LE(std::fabs(static_cast<double>(q(i).get()) - src(i)), half_step(scale)) << i;
+  }
 }

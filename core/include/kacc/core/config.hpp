@@ -11,16 +11,9 @@
 
 #define KACC_KOKKOS_VERSION_AT_LEAST(major, minor) (KOKKOS_VERSION >= ((major)*10000 + (minor)*100))
 
-// Device compilation passes: host-only intrinsics must stay out of these.
+// The CUDA device compilation pass, where the formats use CUDA's conversion intrinsics.
 #if defined(__CUDA_ARCH__)
 #define KACC_DEVICE_CUDA 1
-#elif defined(__HIP_DEVICE_COMPILE__)
-#define KACC_DEVICE_HIP 1
-#elif defined(__SYCL_DEVICE_ONLY__)
-#define KACC_DEVICE_SYCL 1
-#endif
-#if defined(KACC_DEVICE_CUDA) || defined(KACC_DEVICE_HIP) || defined(KACC_DEVICE_SYCL)
-#define KACC_DEVICE_PASS 1
 #endif
 
 // Lets an empty scale member of a proxy take no room; compilers without it just pad.

@@ -10,6 +10,29 @@
 
 namespace kacc {
 
+namespace detail {
+/// "e<E>m<M>", e.g. "e8m15" for float_format<8, 15>, built at compile time.
+template <int E, int M>
+struct float_format_name {
+  static_assert(E > 0 && E < 100 && M >= 0 && M < 100, "float_format: 1-99 exponent bits");
+  struct chars {
+    char text[8];
+  };
+  static constexpr chars make() {
+    chars c{};
+    int p = 0;
+    c.text[p++] = 'e';
+    if (E >= 10) c.text[p++] = static_cast<char>('0' + E / 10);
+    c.text[p++] = static_cast<char>('0' + E % 10);
+    c.text[p++] = 'm';
+    if (M >= 10) c.text[p++] = static_cast<char>('0' + M / 10);
+    c.text[p++] = static_cast<char>('0' + M % 10);
+    return c;
+  }
+  static constexpr chars value = make();
+};
+}  // namespace detail
+
 template <int ExponentBits, int MantissaBits>
 struct float_format {
   using codec = detail::ieee_codec<ExponentBits, MantissaBits>;
@@ -22,17 +45,27 @@ struct float_format {
   float_format() = default;
   KOKKOS_INLINE_FUNCTION explicit float_format(double value)
       : bits(static_cast<container_type>(codec::encode_fast(value))) {}
+  /// Widens value on the bits (exact, also under denormals-are-zero), then rounds once.
   KOKKOS_INLINE_FUNCTION explicit float_format(float value)
-      : float_format(static_cast<double>(value)) {}
+      : float_format(detail::ieee_codec<8, 23>::decode(kacc::bit_cast<std::uint32_t>(value))) {}
   KOKKOS_INLINE_FUNCTION explicit operator double() const { return codec::decode(bits); }
-  /// Exact when the format fits in float (ExponentBits <= 8, MantissaBits <= 23).
+  /// Exact when the format fits in float (ExponentBits <= 8, MantissaBits <= 23), also
+  /// under flush-to-zero; otherwise the value rounded to float.
   KOKKOS_INLINE_FUNCTION explicit operator float() const {
-    return static_cast<float>(codec::decode(bits));
+    if constexpr (ExponentBits <= 8 && MantissaBits <= 23) {
+      return codec::decode_float(bits);
+    } else {
+      return static_cast<float>(codec::decode(bits));
+    }
   }
   KOKKOS_INLINE_FUNCTION static constexpr float_format from_bits(container_type b) {
     float_format f{};
     f.bits = b;
     return f;
+  }
+  /// "e<E>m<M>", for labels and reports.
+  static constexpr const char* name() {
+    return detail::float_format_name<ExponentBits, MantissaBits>::value.text;
   }
 };
 

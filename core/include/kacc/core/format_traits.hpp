@@ -8,7 +8,9 @@
 ///   - `decode<T>(storage_type[, T scale])`: the value as arithmetic type T;
 ///   - `encode<T>(T[, T scale])`: round a value of type T to storage, IEEE overflow;
 ///   - `max_value()`: largest finite value as double (for the saturating policy);
-///   - `name()`: a short name for kernel labels and reports.
+///   - `name()`: a short name for kernel labels and reports;
+///   - scaled formats only: `scale_for<T>(T largest_magnitude)`, the scale deep_copy gives
+///     data with that largest magnitude.
 /// No kernel changes: kernels see formats only through kacc::View.
 
 #include <kacc/core/float_format.hpp>
@@ -37,12 +39,14 @@ struct StoredAs {
 };
 
 /// Integer storage with one scale per vector (rank 1) or per column (the last index for
-/// rank >= 2): value = integer * scale. `kacc::deep_copy` into such a view picks the
-/// scales so the largest magnitude of each column maps to the largest integer (an
-/// all-zero column gets scale 1; non-finite data throws std::invalid_argument). Writes
-/// round to the nearest integer, ties to even, and saturate at +-largest; NaN is stored
-/// as 0 (integers have no NaN). A row or block subview shares its scales with entries
-/// outside it, so deep_copy into it keeps the existing scales (and saturates).
+/// rank >= 2): value = integer * scale. `kacc::deep_copy` into such a view gives each
+/// column the smallest power of two that maps its largest magnitude into the integer range
+/// (format_traits::scale_for; an all-zero column gets scale 1; non-finite data throws
+/// std::invalid_argument). Writes round once to the nearest integer, ties to even, and
+/// saturate at +-largest, silently (nothing counts them); NaN is stored as 0 (integers
+/// have no NaN). A row or block subview shares its scales with entries outside it, so
+/// deep_copy into it keeps the existing scales (and saturates). Scales set by hand that
+/// are not powers of two work, but then v / scale is rounded before the integer is.
 template <class Integer>
 struct scaled {
   static_assert(std::is_integral<Integer>::value && std::is_signed<Integer>::value,
@@ -53,43 +57,12 @@ struct scaled {
 template <class Format, class = void>
 struct format_traits;  // specialise this to add a format
 
-template <>
-struct format_traits<double> {
-  using storage_type = double;
-  static constexpr bool is_scaled = false;
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static T decode(double s) {
-    return static_cast<T>(s);
-  }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static double encode(T v) {
-    return static_cast<double>(v);
-  }
-  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return DBL_MAX; }
-  static constexpr const char* name() { return "fp64"; }
-};
-
-template <>
-struct format_traits<float> {
-  using storage_type = float;
-  static constexpr bool is_scaled = false;
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static T decode(float s) {
-    return static_cast<T>(s);
-  }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static float encode(T v) {
-    return static_cast<float>(v);
-  }
-  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return FLT_MAX; }
-  static constexpr const char* name() { return "fp32"; }
-};
-
 namespace detail {
-// Shared by the 2-byte and float_format types: they convert through explicit
-// constructors and conversion operators.
-template <class Format, class Derived>
-struct class_format_traits {
+/// What every format with casts for conversions shares: the storage is the format type
+/// itself, which converts by static_cast (float, double) or through its explicit
+/// constructors and conversion operators (fp16, bf16, float_format).
+template <class Format>
+struct cast_format_traits {
   using storage_type = Format;
   static constexpr bool is_scaled = false;
   template <class T>
@@ -98,74 +71,115 @@ struct class_format_traits {
   }
   template <class T>
   KOKKOS_INLINE_FUNCTION static Format encode(T v) {
-    return Format(v);
+    return static_cast<Format>(v);
   }
 };
 }  // namespace detail
 
-template <>
-struct format_traits<fp16> : detail::class_format_traits<fp16, format_traits<fp16>> {
-  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return 65504.0; }
-  static constexpr const char* name() { return "fp16"; }
+/// float and double: the hardware formats.
+template <class Float>
+struct format_traits<Float, std::enable_if_t<std::is_same<Float, double>::value ||
+                                             std::is_same<Float, float>::value>>
+    : detail::cast_format_traits<Float> {
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() {
+    return sizeof(Float) == sizeof(double) ? DBL_MAX : FLT_MAX;
+  }
+  static constexpr const char* name() { return sizeof(Float) == sizeof(double) ? "fp64" : "fp32"; }
 };
 
-template <>
-struct format_traits<bf16> : detail::class_format_traits<bf16, format_traits<bf16>> {
-  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return 3.3895313892515355e38; }
-  static constexpr const char* name() { return "bf16"; }
+/// fp16, bf16 and every float_format: IEEE-like layouts, each described by its `codec`
+/// (detail::ieee_codec) and naming itself.
+template <class Format>
+struct format_traits<Format, std::void_t<typename Format::codec>>
+    : detail::cast_format_traits<Format> {
+  KOKKOS_INLINE_FUNCTION static double max_value() {
+    return Format::codec::decode(Format::codec::max_finite_bits);
+  }
+  static constexpr const char* name() { return Format::name(); }
 };
 
 namespace detail {
-/// "e<E>m<M>", e.g. "e8m15" for float_format<8, 15>, built at compile time.
-template <int E, int M>
-struct float_format_name {
-  static_assert(E > 0 && E < 100 && M >= 0 && M < 100, "float_format: 1-99 exponent bits");
-  struct chars {
-    char text[8];
-  };
-  static constexpr chars make() {
-    chars c{};
-    int p = 0;
-    c.text[p++] = 'e';
-    if (E >= 10) c.text[p++] = static_cast<char>('0' + E / 10);
-    c.text[p++] = static_cast<char>('0' + E % 10);
-    c.text[p++] = 'm';
-    if (M >= 10) c.text[p++] = static_cast<char>('0' + M / 10);
-    c.text[p++] = static_cast<char>('0' + M % 10);
-    return c;
-  }
-  static constexpr chars value = make();
-};
-}  // namespace detail
 
-template <int E, int M>
-struct format_traits<float_format<E, M>>
-    : detail::class_format_traits<float_format<E, M>, format_traits<float_format<E, M>>> {
-  KOKKOS_INLINE_FUNCTION static double max_value() {
-    return float_format<E, M>::codec::decode(float_format<E, M>::codec::max_finite_bits);
-  }
-  static constexpr const char* name() { return detail::float_format_name<E, M>::value.text; }
-};
+/// The largest integer magnitude that both Integer and T hold exactly: the largest
+/// Integer, or below it the largest T when T has fewer digits (float and int32_t:
+/// 2^31 - 128).
+template <class T, class Integer>
+inline constexpr T largest_exact_integer_v =
+    std::numeric_limits<Integer>::digits <= std::numeric_limits<T>::digits
+        ? static_cast<T>(std::numeric_limits<Integer>::max())
+        : static_cast<T>(std::uint64_t{1} << std::numeric_limits<Integer>::digits) -
+              static_cast<T>(std::uint64_t{1} << (std::numeric_limits<Integer>::digits -
+                                                  std::numeric_limits<T>::digits));
+
+/// 2^digits of Integer as T, exact: the first magnitude beyond Integer's range.
+template <class T, class Integer>
+inline constexpr T integer_limit_v = static_cast<T>(std::uint64_t{1}
+                                                    << std::numeric_limits<Integer>::digits);
+
+/// The smallest normal T.
+template <class T>
+inline constexpr T smallest_normal_v = std::numeric_limits<T>::min();
+
+/// The largest power of two not above x, for positive finite x; 0 for subnormal x. The
+/// exponent bits alone, so it is exact and independent of the rounding mode.
+template <class T>
+KOKKOS_INLINE_FUNCTION T power_of_two_below(T x) {
+  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                "scaled formats compute in float or double");
+  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+  constexpr Bits exponent_mask = sizeof(T) == 8 ? Bits(0x7ff0000000000000ull) : Bits(0x7f800000u);
+  return kacc::bit_cast<T>(static_cast<Bits>(kacc::bit_cast<Bits>(x) & exponent_mask));
+}
+
+}  // namespace detail
 
 template <class Integer>
 struct format_traits<scaled<Integer>> {
   using storage_type = Integer;
   static constexpr bool is_scaled = true;
   static constexpr Integer largest = std::numeric_limits<Integer>::max();
+
+  /// The value of s at the given scale: one rounding (none when T holds s exactly).
   template <class T>
   KOKKOS_INLINE_FUNCTION static T decode(Integer s, T scale) {
     return static_cast<T>(s) * scale;
   }
+
+  /// v / scale rounded to the nearest integer, ties to even (in the default rounding
+  /// mode), saturated to [-largest, largest]; NaN gives 0. With a power-of-two scale
+  /// (scale_for picks only such) the division is exact, so the rounding to an integer is
+  /// the only one. Selects rather than branches, so loops over it vectorise.
   template <class T>
   KOKKOS_INLINE_FUNCTION static Integer encode(T v, T scale) {
-    // Symmetric range [-largest, largest], NaN to 0, ties to even; selects rather than
-    // branches so loops over it vectorise.
-    T q = v * (T(1) / scale);
-    q = q == q ? q : T(0);
-    q = q > T(largest) ? T(largest) : q;
-    q = q < -T(largest) ? -T(largest) : q;
-    return static_cast<Integer>(math::nearbyint(q));
+    constexpr T limit = detail::integer_limit_v<T, Integer>;
+    T rounded = math::nearbyint(v / scale);
+    const bool above = rounded >= limit;
+    const bool below = rounded <= -limit;
+    rounded = rounded == rounded && !above && !below ? rounded : T(0);
+    Integer s = static_cast<Integer>(rounded);
+    s = above ? largest : s;
+    s = below ? static_cast<Integer>(-largest) : s;
+    return s;
   }
+
+  /// The scale deep_copy gives data whose largest magnitude is `magnitude` (> 0, finite):
+  /// the smallest power of two that maps it into the integer range, so encoding divides
+  /// exactly, and no smaller than T's smallest normal, so neither 1 / scale nor a decoded
+  /// nonzero entry is subnormal (both would depend on flush-to-zero flags). The largest
+  /// magnitude then takes between half and all of the integer range; data whose largest
+  /// magnitude lies below largest * smallest normal (float, int16: 3.9e-34) keep fewer
+  /// integer bits.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T scale_for(T magnitude) {
+    constexpr T top = detail::largest_exact_integer_v<T, Integer>;
+    const T wanted = magnitude / top;  // rounded: the checks below make the result exact
+    T scale = detail::power_of_two_below(wanted);
+    scale = scale < wanted ? T(2) * scale : scale;
+    scale = scale < detail::smallest_normal_v<T> ? detail::smallest_normal_v<T> : scale;
+    scale = magnitude / scale > top ? T(2) * scale : scale;
+    return scale;
+  }
+
   KOKKOS_INLINE_FUNCTION static constexpr double max_value() {
     return static_cast<double>(largest);
   }

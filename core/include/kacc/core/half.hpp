@@ -39,16 +39,21 @@ KOKKOS_INLINE_FUNCTION std::uint16_t binary16_from_float_bits(float value) {
   return static_cast<std::uint16_t>(sign | h);
 }
 
-// The exponent is rebiased by a float multiply by 2^112, which also normalises
-// subnormals (under denormals-are-zero, as set by -Ofast, those decode as zero).
+// Integer operations only, so the result does not depend on flush-to-zero or
+// denormals-are-zero flags (-ffast-math, HIP's defaults): normal and special values are
+// rebiased on the bits; a subnormal mantissa m stands for m * 2^-24, made from the exact
+// conversion of the integer m (a normal float) by lowering its exponent by 24.
 KOKKOS_INLINE_FUNCTION float binary16_to_float_bits(std::uint16_t bits) {
-  const std::uint32_t shifted = static_cast<std::uint32_t>(bits & 0x7fffu) << 13;
-  const std::uint32_t scaled =
-      kacc::bit_cast<std::uint32_t>(kacc::bit_cast<float>(shifted) * 5.192296858534828e33f);
+  const std::uint32_t magnitude = bits & 0x7fffu;
+  const std::uint32_t mantissa = bits & 0x3ffu;
+  const std::uint32_t normal = (magnitude << 13) + ((127u - 15u) << 23);
   // Inf and NaN keep exponent 255; NaNs come out quiet, as from F16C and the reference.
-  const std::uint32_t special = scaled | 0x7f800000u | (shifted > 0x0f800000u ? 0x00400000u : 0u);
-  const std::uint32_t magnitude = shifted >= 0x0f800000u ? special : scaled;
-  return kacc::bit_cast<float>(magnitude | (static_cast<std::uint32_t>(bits & 0x8000u) << 16));
+  const std::uint32_t special = 0x7f800000u | (mantissa << 13) | (mantissa ? 0x00400000u : 0u);
+  const std::uint32_t subnormal =
+      kacc::bit_cast<std::uint32_t>(static_cast<float>(mantissa)) - (24u << 23);
+  std::uint32_t result = magnitude >= 0x7c00u ? special : normal;
+  result = magnitude < 0x0400u ? (mantissa ? subnormal : 0u) : result;
+  return kacc::bit_cast<float>(result | (static_cast<std::uint32_t>(bits & 0x8000u) << 16));
 }
 
 KOKKOS_INLINE_FUNCTION std::uint16_t binary16_from_float(float value) {
@@ -90,6 +95,8 @@ KOKKOS_INLINE_FUNCTION float bfloat16_to_float(std::uint16_t bits) {
 
 /// IEEE 754 binary16: 1 sign, 5 exponent, 10 mantissa bits; largest finite 65504.
 struct fp16 {
+  /// The layout, for format_traits.
+  using codec = detail::binary16_codec;
   std::uint16_t bits;
 
   fp16() = default;
@@ -104,10 +111,14 @@ struct fp16 {
     h.bits = b;
     return h;
   }
+  /// "fp16", for labels and reports.
+  static constexpr const char* name() { return "fp16"; }
 };
 
 /// bfloat16: 1 sign, 8 exponent, 7 mantissa bits; the exponent range of float.
 struct bf16 {
+  /// The layout, for format_traits.
+  using codec = detail::bfloat16_codec;
   std::uint16_t bits;
 
   bf16() = default;
@@ -115,14 +126,18 @@ struct bf16 {
   KOKKOS_INLINE_FUNCTION explicit bf16(double value)
       : bits(static_cast<std::uint16_t>(detail::bfloat16_codec::encode_fast(value))) {}
   KOKKOS_INLINE_FUNCTION explicit operator float() const { return detail::bfloat16_to_float(bits); }
+  /// Exact, on the bits: a bf16 subnormal is a float subnormal, which a float-to-double
+  /// conversion would read as zero under denormals-are-zero.
   KOKKOS_INLINE_FUNCTION explicit operator double() const {
-    return static_cast<double>(detail::bfloat16_to_float(bits));
+    return detail::bfloat16_codec::decode(bits);
   }
   KOKKOS_INLINE_FUNCTION static constexpr bf16 from_bits(std::uint16_t b) {
     bf16 h{};
     h.bits = b;
     return h;
   }
+  /// "bf16", for labels and reports.
+  static constexpr const char* name() { return "bf16"; }
 };
 
 static_assert(sizeof(fp16) == 2 && std::is_trivially_copyable<fp16>::value, "fp16 must be 2 bytes");

@@ -85,25 +85,41 @@ struct ieee_codec {
     return sign | r;
   }
 
-  /// The exact binary64 value of `bits`.
+  /// The exact binary64 value of `bits`. Integer operations and selects only, so loops
+  /// over it vectorise and flush-to-zero or denormals-are-zero flags cannot change it: a
+  /// subnormal mantissa m stands for m * 2^(1 - bias - MantissaBits), made from the exact
+  /// conversion of the integer m (a normal double) by lowering its exponent, which stays
+  /// normal for every format this codec takes.
   KOKKOS_INLINE_FUNCTION static double decode(std::uint64_t bits) {
+    constexpr int shift = 52 - MantissaBits;
     const std::uint64_t sign = (bits & sign_bit) ? (std::uint64_t{1} << 63) : 0;
-    const std::uint64_t exponent = (bits >> MantissaBits) & exponent_max;
+    const std::uint64_t magnitude = bits & (sign_bit - 1);
     const std::uint64_t mantissa = bits & mantissa_mask;
-    if (exponent == exponent_max) {
-      const std::uint64_t payload =
-          mantissa ? (mantissa << (52 - MantissaBits)) | (std::uint64_t{1} << 51) : 0;
-      return kacc::bit_cast<double>(sign | 0x7ff0000000000000ull | payload);
+    const std::uint64_t normal =
+        (magnitude << shift) + (static_cast<std::uint64_t>(1023 - bias) << 52);
+    const std::uint64_t special =
+        0x7ff0000000000000ull | (mantissa << shift) | (mantissa ? (std::uint64_t{1} << 51) : 0);
+    const std::uint64_t subnormal = kacc::bit_cast<std::uint64_t>(static_cast<double>(mantissa)) -
+                                    (static_cast<std::uint64_t>(bias - 1 + MantissaBits) << 52);
+    std::uint64_t result = magnitude >= infinity_bits ? special : normal;
+    result = magnitude <= mantissa_mask ? (mantissa ? subnormal : 0) : result;
+    return kacc::bit_cast<double>(sign | result);
+  }
+
+  /// The value of `bits` as a float, exact for formats that fit in float (ExponentBits <=
+  /// 8, MantissaBits <= 23). With float's 8 exponent bits the format is a float with a
+  /// shorter mantissa, so its bits are moved, not computed: a subnormal is not flushed by
+  /// a double-to-float conversion under flush-to-zero. Narrower exponents have no float
+  /// subnormals and convert from decode().
+  KOKKOS_INLINE_FUNCTION static float decode_float(std::uint64_t bits) {
+    static_assert(ExponentBits <= 8 && MantissaBits <= 23, "the format must fit in float");
+    if constexpr (ExponentBits == 8) {
+      const std::uint64_t nan_quiet =
+          (bits & (sign_bit - 1)) > infinity_bits ? (std::uint64_t{1} << (MantissaBits - 1)) : 0;
+      return kacc::bit_cast<float>(static_cast<std::uint32_t>((bits | nan_quiet) << (32 - width)));
+    } else {
+      return static_cast<float>(decode(bits));
     }
-    if (exponent == 0) {
-      // mantissa * 2^(1 - bias - MantissaBits); both factors are exact doubles.
-      const double scale =
-          kacc::bit_cast<double>(static_cast<std::uint64_t>(1023 + 1 - bias - MantissaBits) << 52);
-      const double magnitude = static_cast<double>(mantissa) * scale;
-      return sign ? -magnitude : magnitude;
-    }
-    return kacc::bit_cast<double>(sign | ((exponent - bias + 1023) << 52) |
-                                  (mantissa << (52 - MantissaBits)));
   }
 };
 

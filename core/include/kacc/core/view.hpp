@@ -325,7 +325,7 @@ class View : private detail::scale_holder<
   // View crashes some Kokkos development snapshots, and it is one allocation less.
   // last_extent: the extent of the last dimension, along which the scales run.
   static scale_state_type initial_scales(const std::string& label, std::size_t last_extent) {
-    if constexpr (is_scaled && !is_const) {
+    if constexpr (is_scaled) {
       const std::size_t n = rank == 1 ? 1 : last_extent;
       Kokkos::View<arithmetic_type*, device_type> scales(label + "_scales", n);
       Kokkos::deep_copy(scales, arithmetic_type(1));

@@ -200,14 +200,14 @@ struct slot_magnitudes {
   }
 };
 
-// Sets the scales of dst so each scale slot's largest magnitude in src maps to the
-// largest integer (one slot per view when the scale stride is 0). All-zero slots get
+// Sets the scale of each scale slot of dst to format_traits::scale_for its largest
+// magnitude in src (one slot per view when the scale stride is 0). All-zero slots get
 // scale 1; non-finite data throws and leaves dst as it was.
 template <class Exec, class Dst, class Src>
 void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
   using T = arithmetic_t<Dst>;
   using Memory = typename Dst::memory_space;
-  const T largest = static_cast<T>(format_traits<storage_t<Dst>>::max_value());
+  using traits = format_traits<storage_t<Dst>>;
   const auto& state = dst.scale_state();
   auto scales = state.scales;
   const index_type slots = src.extent(Dst::rank - 1);
@@ -222,14 +222,15 @@ void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
         "values only");
   if (state.stride == 0) {
     // A kernel, not deep_copy into a rank-0 subview: Kokkos 3.4 aborts on rank-0 LayoutStride.
-    const T one_scale = worst > 0 ? worst / largest : T(1);
+    const T one_scale = worst > 0 ? traits::template scale_for<T>(worst) : T(1);
     Kokkos::parallel_for(
         "kacc::deep_copy::scale", Impl::range(exec, 0, 1),
         KOKKOS_LAMBDA(index_type) { scales(0) = one_scale; });
   } else {
     Kokkos::parallel_for(
-        "kacc::deep_copy::scales", Impl::range(exec, 0, slots),
-        KOKKOS_LAMBDA(index_type k) { chosen(k) = chosen(k) > 0 ? chosen(k) / largest : T(1); });
+        "kacc::deep_copy::scales", Impl::range(exec, 0, slots), KOKKOS_LAMBDA(index_type k) {
+          chosen(k) = chosen(k) > 0 ? traits::template scale_for<T>(chosen(k)) : T(1);
+        });
     Kokkos::deep_copy(exec, scales, chosen);
   }
 }

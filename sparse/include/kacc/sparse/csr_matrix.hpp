@@ -67,48 +67,6 @@ void check_fits(const char* func, const char* what, long long v) {
   }
 }
 
-/// kacc::deep_copy for rank-1 values; a scaled destination gets one scale, from the
-/// largest magnitude (computed here: core's rank-1 scaled deep_copy does not compile with
-/// every source type). src must be accessible from Dst's execution space.
-template <class Dst, class Src>
-void copy_values(const Dst& dst, const Src& src) {
-  if constexpr (!Dst::is_scaled) {
-    kacc::deep_copy(dst, src);
-  } else {
-    using Exec = typename Dst::execution_space;
-    using T = typename Dst::arithmetic_type;
-    const std::size_t n = dst.extent(0);
-    if (src.extent(0) != n) {
-      throw std::invalid_argument("kacc::sparse: values of extents " + std::to_string(n) + " and " +
-                                  std::to_string(src.extent(0)) + " differ");
-    }
-    T maxabs = 0;
-    const T inf = std::numeric_limits<T>::infinity();
-    Kokkos::parallel_reduce(
-        "kacc::sparse::copy_values::scale", kacc::Impl::range(Exec(), 0, n),
-        KOKKOS_LAMBDA(std::size_t k, T & m) {
-          const T v = convert<T>(src(k));
-          const T a = math::isfinite(v) ? math::fabs(v) : inf;
-          m = a > m ? a : m;
-        },
-        Kokkos::Max<T>(maxabs));
-    if (!math::isfinite(maxabs)) {
-      throw std::invalid_argument(
-          "kacc::sparse: a non-finite value cannot be stored in a scaled format");
-    }
-    const T largest = static_cast<T>(format_traits<typename Dst::format_type>::max_value());
-    const T scale = maxabs > 0 ? maxabs / largest : T(1);
-    const auto scales = dst.scales();
-    Kokkos::parallel_for(
-        "kacc::sparse::copy_values::set_scale", kacc::Impl::range(Exec(), 0, 1),
-        KOKKOS_LAMBDA(int) { scales(0) = scale; });
-    Kokkos::parallel_for(
-        "kacc::sparse::copy_values", kacc::Impl::range(Exec(), 0, n),
-        KOKKOS_LAMBDA(std::size_t k) { dst(k) = convert<T>(src(k)); });
-    Exec().fence();
-  }
-}
-
 }  // namespace detail
 
 template <class Arith, class Format = Arith, class Ordinal = int, class Offset = int,
@@ -219,12 +177,7 @@ CsrMatrix<Arith, Format, Ordinal, Offset, Device> make_csr(const CooMatrix& coo)
   }
   Kokkos::deep_copy(row_map, h_row_map);
   Kokkos::deep_copy(entries, h_entries);
-  if constexpr (M::values_type::is_scaled) {
-    auto d_values = Kokkos::create_mirror_view_and_copy(typename M::memory_space(), h_values);
-    detail::copy_values(values, d_values);
-  } else {
-    kacc::deep_copy(values, h_values);
-  }
+  kacc::deep_copy(values, h_values);
   return M(static_cast<Ordinal>(coo.num_rows), static_cast<Ordinal>(coo.num_cols), row_map, entries,
            values);
 }
@@ -265,7 +218,7 @@ CsrMatrix<Arith2, Format2, O, S, D> convert_values(const CsrMatrix<A, F, O, S, D
   using M = CsrMatrix<Arith2, Format2, O, S, D>;
   typename M::values_type values(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::sparse::values"), a.nnz());
-  detail::copy_values(values, typename CsrMatrix<A, F, O, S, D>::const_values_type(a.values()));
+  kacc::deep_copy(values, typename CsrMatrix<A, F, O, S, D>::const_values_type(a.values()));
   return M(a.num_rows(), a.num_cols(), a.row_map(), a.entries(), values);
 }
 

@@ -26,7 +26,7 @@ from_kokkos(const KokkosSparse::CrsMatrix<Scalar, Ordinal, Device, MT, Size>& kk
   Kokkos::deep_copy(entries, kk.graph.entries);
   typename M::values_type values(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::sparse::values"), kk.nnz());
-  detail::copy_values(values, kk.values);
+  kacc::deep_copy(values, kk.values);
   return M(kk.numRows(), kk.numCols(), row_map, entries, values);
 }
 
