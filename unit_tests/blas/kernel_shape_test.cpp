@@ -143,6 +143,7 @@ TEST(KernelShape, TrsvTeamShape) {
 
 TEST(KernelShape, TrsvHostShape) {
   check_trsv_all_cases<shape::host, double>();
+  check_trsv_all_cases<shape::host, kacc::compensated<double>>();
 }
 
 // Rows of 0 to 96 entries, so the team shape's lanes see empty, short and long rows.
