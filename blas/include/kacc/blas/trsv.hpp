@@ -129,6 +129,8 @@ template <class Inv>
 struct inverse_block {
   Inv inv;
   index_type s, b0;
+  /// The inverse is in the arithmetic type: nothing to convert.
+  static constexpr bool vectorised_loads = false;
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(const index_type i, const index_type k) const {
     return inv(s, i - b0, k - b0);
   }

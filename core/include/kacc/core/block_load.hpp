@@ -131,6 +131,17 @@ template <class V>
 inline constexpr bool block_decodable_v =
     is_format_v<storage_t<V>> && !format_traits<storage_t<V>>::is_scaled;
 
+/// Whether block loads of V use SIMD conversions on this target: kernels stage entries
+/// through them only then, and keep their plain loops (which compilers vectorise whole)
+/// for the other formats.
+template <class V>
+inline constexpr bool block_load_vectorised_v =
+    block_decodable_v<V>&& block_codec<storage_t<V>>::vectorised;
+
+/// Entries a kernel stages through block loads at a time: converted into a local array
+/// (L1-resident) first, then summed in a separate loop that compilers vectorise whole.
+constexpr int block_stage = 256;
+
 /// The type V(i) reads an entry as before convert<T>: its arithmetic type for kacc views
 /// and plain Views of arithmetic types, double for plain Views of kacc formats.
 template <class V>
@@ -161,6 +172,23 @@ KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type i, T* o
   }
 #endif
   for (int l = 0; l < W; ++l) out[l] = convert<T>(v(i + l));
+}
+
+/// out[l] = convert<T>(v(r + l, c)) (dim 0) or convert<T>(v(r, c + l)) (dim 1) for l in
+/// [0, W), v of rank 2: block_codec where those entries are consecutive in memory, one by
+/// one otherwise (scaled formats, whose scale may change along the block, included).
+template <int W, class T, class V>
+KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type r, const index_type c,
+                                            const int dim, T* out) {
+#if !defined(KACC_DEVICE_PASS)
+  if constexpr (block_decodable_v<V>) {
+    if (v.stride(dim) == 1) {
+      block_codec<storage_t<V>>::template decode<W, read_t<V>>(storage_pointer(v, r, c), out);
+      return;
+    }
+  }
+#endif
+  for (int l = 0; l < W; ++l) out[l] = convert<T>(dim == 0 ? v(r + l, c) : v(r, c + l));
 }
 
 }  // namespace Impl

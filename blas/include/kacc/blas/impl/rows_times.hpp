@@ -26,8 +26,15 @@ constexpr int team_threads = 8;
 /// per row).
 constexpr int team_dot_rows = 4;
 
+/// Whether the host dot shape stages M and x through block loads: when either has SIMD
+/// conversions on this host.
+template <class M, class X>
+inline constexpr bool rows_staged_v = M::vectorised_loads || kacc::Impl::block_load_vectorised_v<X>;
+
 /// Host dot shape: one thread per row, each row a lane-split dot product so the inner
-/// loop vectorises without reassociation flags.
+/// loop vectorises without reassociation flags. Formats with SIMD conversions on this
+/// host are first converted block_stage entries at a time through block loads, because
+/// compilers do not vectorise their scalar conversions inside this reduction.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
@@ -37,6 +44,18 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
         Acc lane[host_lanes];
         for (int l = 0; l < host_lanes; ++l) lane[l] = traits::zero();
         index_type k = k0;
+        if constexpr (rows_staged_v<M, X>) {
+          constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+          for (; k + S <= k1; k += S) {
+            Arith ms[S], xs[S];
+            for (int j = 0; j < S; j += L) {
+              m.template load_along_k<L>(i, k + j, ms + j);
+              kacc::Impl::load_block<L>(x, k + j, xs + j);
+            }
+            for (int j = 0; j < S; j += L)
+              for (int l = 0; l < L; ++l) traits::add(lane[l], ms[j + l] * xs[j + l]);
+          }
+        }
         for (; k + host_lanes <= k1; k += host_lanes) {
           for (int l = 0; l < host_lanes; ++l)
             traits::add(lane[l], convert<Arith>(m(i, k + l)) * convert<Arith>(x(k + l)));
@@ -50,7 +69,9 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
 }
 
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
-/// time, streaming contiguous memory instead of reading each row with a stride.
+/// time, streaming contiguous memory instead of reading each row with a stride. No block
+/// loads: this loop reduces nothing along the rows, so compilers vectorise the scalar
+/// conversions in it (staging them through block loads measured slower).
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                     index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
