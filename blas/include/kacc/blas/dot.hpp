@@ -35,19 +35,7 @@ Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
           Acc lane[L];
           for (int l = 0; l < L; ++l) lane[l] = traits::zero();
           index_type i = i0;
-          if constexpr (kacc::Impl::block_load_vectorised_v<X> ||
-                        kacc::Impl::block_load_vectorised_v<Y>) {
-            constexpr int S = kacc::Impl::block_stage;
-            for (; i + S <= i1; i += S) {
-              T xs[S], ys[S];
-              for (int j = 0; j < S; j += L) {
-                kacc::Impl::load_block<L>(x, i + j, xs + j);
-                kacc::Impl::load_block<L>(y, i + j, ys + j);
-              }
-              for (int j = 0; j < S; j += L)
-                for (int l = 0; l < L; ++l) traits::add(lane[l], xs[j + l] * ys[j + l]);
-            }
-          }
+          i = dot_staged<T>(x, y, i, i1, lane);
           for (; i + L <= i1; i += L)
             for (int l = 0; l < L; ++l)
               traits::add(lane[l], convert<T>(x(i + l)) * convert<T>(y(i + l)));

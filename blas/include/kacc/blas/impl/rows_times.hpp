@@ -31,6 +31,55 @@ constexpr int team_dot_rows = 4;
 template <class M, class X>
 inline constexpr bool rows_staged_v = M::vectorised_loads || kacc::Impl::block_load_vectorised_v<X>;
 
+/// The staged part of row i of the host dot shape: while a whole stage of block_stage
+/// entries is left in [k, k1), converts it through block loads and adds its products to
+/// lane[entry % host_lanes], in the plain loop's order. Returns the first entry not added
+/// (k itself when neither M nor x is staged). A function of its own: device lambdas may not
+/// first capture a variable inside an if constexpr branch (nvcc).
+template <class Arith, class Acc, class M, class X>
+KOKKOS_INLINE_FUNCTION index_type rows_dot_staged(const M& m, const X& x, const index_type i,
+                                                  index_type k, const index_type k1, Acc* lane) {
+  if constexpr (rows_staged_v<M, X>) {
+    using traits = accumulator_traits<Acc>;
+    constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+    for (; k + S <= k1; k += S) {
+      Arith ms[S], xs[S];
+      for (int j = 0; j < S; j += L) {
+        m.template load_along_k<L>(i, k + j, ms + j);
+        kacc::Impl::load_block<L>(x, k + j, xs + j);
+      }
+      for (int j = 0; j < S; j += L)
+        for (int l = 0; l < L; ++l) traits::add(lane[l], ms[j + l] * xs[j + l]);
+    }
+  } else {
+    (void)m, (void)x, (void)i, (void)k1, (void)lane;
+  }
+  return k;
+}
+
+/// The staged part of one block of the host DOT: as rows_dot_staged, for x . y over
+/// [i, i1).
+template <class T, class Acc, class X, class Y>
+KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type i,
+                                             const index_type i1, Acc* lane) {
+  if constexpr (kacc::Impl::block_load_vectorised_v<X> || kacc::Impl::block_load_vectorised_v<Y>) {
+    using traits = accumulator_traits<Acc>;
+    constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+    for (; i + S <= i1; i += S) {
+      T xs[S], ys[S];
+      for (int j = 0; j < S; j += L) {
+        kacc::Impl::load_block<L>(x, i + j, xs + j);
+        kacc::Impl::load_block<L>(y, i + j, ys + j);
+      }
+      for (int j = 0; j < S; j += L)
+        for (int l = 0; l < L; ++l) traits::add(lane[l], xs[j + l] * ys[j + l]);
+    }
+  } else {
+    (void)x, (void)y, (void)i1, (void)lane;
+  }
+  return i;
+}
+
 /// Host dot shape: one thread per row, each row a lane-split dot product so the inner
 /// loop vectorises without reassociation flags. Formats with SIMD conversions on this
 /// host are first converted block_stage entries at a time through block loads, because
@@ -44,18 +93,7 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
         Acc lane[host_lanes];
         for (int l = 0; l < host_lanes; ++l) lane[l] = traits::zero();
         index_type k = k0;
-        if constexpr (rows_staged_v<M, X>) {
-          constexpr int S = kacc::Impl::block_stage, L = host_lanes;
-          for (; k + S <= k1; k += S) {
-            Arith ms[S], xs[S];
-            for (int j = 0; j < S; j += L) {
-              m.template load_along_k<L>(i, k + j, ms + j);
-              kacc::Impl::load_block<L>(x, k + j, xs + j);
-            }
-            for (int j = 0; j < S; j += L)
-              for (int l = 0; l < L; ++l) traits::add(lane[l], ms[j + l] * xs[j + l]);
-          }
-        }
+        k = rows_dot_staged<Arith>(m, x, i, k, k1, lane);
         for (; k + host_lanes <= k1; k += host_lanes) {
           for (int l = 0; l < host_lanes; ++l)
             traits::add(lane[l], convert<Arith>(m(i, k + l)) * convert<Arith>(x(k + l)));
