@@ -127,10 +127,12 @@ void trsv_invert_blocks(const std::string& label, const Exec& exec, bool lower, 
 /// rows_times reads.
 template <class Inv>
 struct inverse_block {
-  Inv inv;
-  index_type s, b0;
+  Inv inv;        ///< all diagonal blocks' inverses (trsv_invert_blocks)
+  index_type s;   ///< which block
+  index_type b0;  ///< its first row
   /// The inverse is in the arithmetic type: nothing to convert.
   static constexpr bool vectorised_loads = false;
+  /// Entry (i, k) of the inverse, in the matrix's row and column indices.
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(const index_type i, const index_type k) const {
     return inv(s, i - b0, k - b0);
   }
