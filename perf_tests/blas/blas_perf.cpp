@@ -1,7 +1,9 @@
 // kacc-perf-blas: speed and accuracy of kacc DOT, GEMV and TRSV in every storage
 // configuration against OpenBLAS and Kokkos Kernels on the same data, with the STREAM read
-// bandwidth of the same run. Writes blas_speed.csv, blas_accuracy.csv, blas_summary.csv
-// and blas.json into --out DIR; --quick is a smoke run, --full adds larger sizes.
+// bandwidth of the same run, and each format's conversion throughput per core next to the
+// rate a core must convert at to keep up with memory. Writes blas_speed.csv,
+// blas_accuracy.csv, blas_summary.csv, conversion.csv and blas.json into --out DIR;
+// --quick is a smoke run, --full adds larger sizes.
 // --accumulators also times DOT and GEMV with the accumulators of "Accuracy as a choice"
 // (configs fp64+comp, fp64+dd, fp64+qd, fp64+exact, fp64<-fp32+dd, fp64<-fp32+exact) and
 // measures their errors, also on GenDot data of condition 1e16 (distribution cond1e16).
@@ -407,6 +409,71 @@ void register_trsv(std::int64_t n, std::uint64_t seed) {
   acc(kacc::scaled<std::int16_t>(), double(), "fp64<-int16s");
 }
 
+// ---------------------------------------------------------------- conversion throughput
+// One core widening stored entries to fp64 inside a lane-split sum, as the reduction
+// kernels do: "scalar" reads convert<double>(v(i)) (the kernels' plain loops), "block"
+// reads through kacc::Impl::load_block (SIMD conversions where this host has them).
+// The buffer stays in L1/L2, so the time is the conversion's, not memory's.
+constexpr std::int64_t convert_entries = 4096, convert_passes = 256;
+
+template <bool Block, class V>
+double convert_and_sum(const V& v) {
+  constexpr int L = kacc::blas::Impl::host_lanes;
+  double lane[L] = {};
+  for (std::int64_t pass = 0; pass < convert_passes; ++pass) {
+    for (std::int64_t i = 0; i < convert_entries; i += L) {
+      if constexpr (Block) {
+        double block[L];
+        kacc::Impl::load_block<L>(v, i, block);
+        for (int l = 0; l < L; ++l) lane[l] += block[l];
+      } else {
+        for (int l = 0; l < L; ++l) lane[l] += kacc::convert<double>(v(i + l));
+      }
+    }
+  }
+  double s = 0;
+  for (int l = 0; l < L; ++l) s += lane[l];
+  return s;
+}
+
+template <class S>
+void register_conversion_format(const std::string& config) {
+  kacc::View<double*, Kokkos::HostSpace, kacc::StoredAs<S>> v("convert", convert_entries);
+  Kokkos::View<double*, Kokkos::HostSpace> src("src", convert_entries);
+  for (std::int64_t i = 0; i < convert_entries; ++i) src(i) = hash_uniform(15, i);
+  fill_from(v, src);
+  auto base = [&](const std::string& impl) {
+    variant w;
+    w.kernel = "convert";
+    w.impl = impl;
+    w.threads = 1;
+    w.config = config;
+    w.layout = "-";
+    w.trans = "-";
+    w.m = convert_passes;  // m x n values per call, as the report reads conversion rows
+    w.n = convert_entries;
+    w.bytes = static_cast<double>(convert_entries) * convert_passes *
+              sizeof(typename decltype(v)::storage_type);
+    w.flops = static_cast<double>(convert_entries) * convert_passes;  // values converted
+    return w;
+  };
+  auto w = base("scalar");
+  w.run = [=] { sink = convert_and_sum<false>(v); };
+  add(w);
+  w = base("block");
+  w.run = [=] { sink = convert_and_sum<true>(v); };
+  add(w);
+}
+
+void register_conversion() {
+  register_conversion_format<double>("fp64");
+  register_conversion_format<float>("fp32");
+  register_conversion_format<kacc::fp16>("fp16");
+  register_conversion_format<kacc::bf16>("bf16");
+  register_conversion_format<kacc::scaled<std::int16_t>>("int16s");
+  register_conversion_format<kacc::scaled<std::int8_t>>("int8s");
+}
+
 // ---------------------------------------------------------------- accuracy
 struct acc_row {
   std::string kernel, config, dist;
@@ -721,6 +788,29 @@ int main(int argc, char** argv) {
       run_all(reps);
       flush();
     }
+    // Conversion throughput per core next to the rate one core must convert at to keep up
+    // with its share of the STREAM read bandwidth: a format pays off only where the first
+    // is well above the second.
+    register_conversion();
+    run_all(reps);
+    std::string conversion =
+        "format,bytes_per_value,scalar_values_per_ns,block_values_per_ns,"
+        "needed_values_per_ns_per_core\n";
+    fmt::print("{:<8} {:>14} {:>14} {:>22}\n", "format", "scalar val/ns", "block val/ns",
+               "needed val/ns/core");
+    for (std::size_t k = 0; k + 1 < variants.size(); k += 2) {
+      const variant& sc = *variants[k];
+      const variant& bl = *variants[k + 1];
+      const double values = sc.flops, bytes = sc.bytes / sc.flops;
+      const double scalar = values / kacc_perf::median(sc.times) * 1e-9;
+      const double block = values / kacc_perf::median(bl.times) * 1e-9;
+      const double needed = stream.read_gbs / kokkos_threads / bytes;
+      conversion +=
+          fmt::format("{},{:.0f},{:.3f},{:.3f},{:.3f}\n", sc.config, bytes, scalar, block, needed);
+      fmt::print("{:<8} {:>14.3f} {:>14.3f} {:>22.3f}\n", sc.config, scalar, block, needed);
+    }
+    flush();
+    kacc_perf::write_file(opt.out_dir + "/conversion.csv", conversion);
     kacc_perf::write_file(opt.out_dir + "/blas_speed.csv", speed);
 
     const auto acc = accuracy(lv);

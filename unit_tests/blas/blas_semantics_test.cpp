@@ -96,6 +96,25 @@ TEST(BlasSemantics, TrsvZeroPivotGivesIeeeResults) {
   EXPECT_FALSE(std::isfinite(x[2]));
 }
 
+// The host shape inverts diagonal blocks; a block with a zero pivot must still give the
+// substitution's results: rows before the pivot exact, inf at the pivot (an inverse
+// would give inf - inf = NaN there), then 0 * inf = NaN as in reference BLAS.
+TEST(BlasSemantics, TrsvZeroPivotInALaterBlockGivesIeeeResults) {
+  const std::size_t n = 200;
+  std::vector<double> a(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) a[i * n + i] = 1;
+  a[130 * n + 130] = 0;
+  a[130 * n + 0] = 2;
+  auto A = make_matrix<Mat32>(a, n, n);
+  auto b = make_vector<kacc::View<double*>>(std::vector<double>(n, 1.0));
+  kacc::blas::trsv("L", "N", "N", A, b);
+  const auto x = stored(b);
+  EXPECT_EQ(x[127], 1.0);
+  EXPECT_EQ(x[129], 1.0);
+  EXPECT_EQ(x[130], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(x[131]));
+}
+
 TEST(BlasSemantics, AxpyScalNrm2) {
   auto x = make_vector<Vec16>({1, 2, 3, 4});
   auto y = make_vector<Kokkos::View<float*>>({1, 1, 1, 1});

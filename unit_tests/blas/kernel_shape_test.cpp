@@ -143,6 +143,55 @@ TEST(KernelShape, TrsvTeamShape) {
 
 TEST(KernelShape, TrsvHostShape) {
   check_trsv_all_cases<shape::host, double>();
+  check_trsv_all_cases<shape::host, kacc::compensated<double>>();
+}
+
+// DOT and the GEMV dot shape stage 2-byte formats through block loads (SIMD conversions
+// on hosts that have them); the sums must be the same, bit for bit, as those of fp64
+// views holding the same (exactly representable) values, which take the plain loops:
+// same terms, same lanes, same order. Magnitudes from 2^-12 to 2^12, so that the sums
+// round and a different order would show.
+std::vector<double> wide_values(std::size_t n, std::uint64_t seed) {
+  auto v = random_values(n, seed);
+  for (std::size_t i = 0; i < n; ++i) v[i] = std::ldexp(v[i], static_cast<int>((i * 7) % 25) - 12);
+  return v;
+}
+
+template <class S, class Acc, class Layout>
+void expect_staged_same_bits() {
+  const std::size_t n = 1000;  // three 256-entry stages, then 16-lane blocks and a tail
+  auto x = make_vector<HostVec<S>>(wide_values(n, 21));
+  auto y = make_vector<HostVec<S>>(wide_values(n, 22));
+  auto x64 = make_vector<Plain>(stored(x)), y64 = make_vector<Plain>(stored(y));
+  const double d = kacc::blas::dot<double, Acc>(Host(), x, y);
+  const double d64 = kacc::blas::dot<double, Acc>(Host(), x64, y64);
+  EXPECT_EQ(d, d64) << kacc::format_name<S>();
+  const std::size_t rows = 37;
+  auto A = make_matrix<HostMat<S, Layout>>(wide_values(rows * n, 23), rows, n);
+  auto A64 = make_matrix<HostMat<double, Layout>>(stored(A), rows, n);
+  // A (rows x n) with "N" and its transpose's storage with "T" both reduce along n.
+  const bool k_contiguous = std::is_same<Layout, Kokkos::LayoutRight>::value;
+  Plain out("out", rows), out64("out64", rows);
+  if (k_contiguous) {
+    kacc::blas::gemv<double, Acc>(Host(), "N", 1.0, A, x, 0.0, out);
+    kacc::blas::gemv<double, Acc>(Host(), "N", 1.0, A64, x64, 0.0, out64);
+  } else {
+    auto At = make_matrix<HostMat<S, Layout>>(op(stored(A), rows, n, true), n, rows);
+    auto At64 = make_matrix<HostMat<double, Layout>>(stored(At), n, rows);
+    kacc::blas::gemv<double, Acc>(Host(), "T", 1.0, At, x, 0.0, out);
+    kacc::blas::gemv<double, Acc>(Host(), "T", 1.0, At64, x64, 0.0, out64);
+  }
+  Host().fence();
+  for (std::size_t i = 0; i < rows; ++i)
+    EXPECT_EQ(out(i), out64(i)) << kacc::format_name<S>() << " row " << i;
+}
+
+TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
+  expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>();
+  expect_staged_same_bits<kacc::bf16, double, Kokkos::LayoutRight>();
+  expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>();
+  expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
+  expect_staged_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
 }
 
 // Rows of 0 to 96 entries, so the team shape's lanes see empty, short and long rows.

@@ -3,7 +3,7 @@
 /// What the kacc BLAS entry points share: type selection (arithmetic and accumulation
 /// type), kernel labels and argument checks. The kernels themselves are in impl/.
 
-#include <kacc/core/kernel_support.hpp>
+#include <kacc/core/block_load.hpp>
 
 #include <cstdint>
 #include <stdexcept>
@@ -47,12 +47,24 @@ inline char mode_char(const std::string& function, const char* argument, const c
 template <class AV, bool Trans>
 struct oriented {
   AV a;
+  /// Whether block loads of A use SIMD conversions on this host.
+  static constexpr bool vectorised_loads = kacc::Impl::block_load_vectorised_v<AV>;
   template <class I, class K>
   KOKKOS_FORCEINLINE_FUNCTION decltype(auto) operator()(const I& i, const K& k) const {
     if constexpr (Trans) {
       return a(k, i);
     } else {
       return a(i, k);
+    }
+  }
+  /// out[l] = (i, k + l) as T for l in [0, W), with block loads (SIMD where they have it).
+  template <int W, class T>
+  KOKKOS_FORCEINLINE_FUNCTION void load_along_k(const index_type i, const index_type k,
+                                                T* out) const {
+    if constexpr (Trans) {
+      kacc::Impl::load_block<W>(a, k, i, 0, out);
+    } else {
+      kacc::Impl::load_block<W>(a, i, k, 1, out);
     }
   }
   /// Whether consecutive k are closer in memory than consecutive i.

@@ -15,7 +15,9 @@ using kacc::Impl::shape;
 constexpr index_type dot_host_block = 4096;
 
 /// sum_i x(i) y(i) for n > 0, accumulated in Acc, in the loop shape Shape. The host shape
-/// gives each thread blocks of dot_host_block entries; the team shape lets Kokkos spread
+/// gives each thread blocks of dot_host_block entries; formats with SIMD conversions on
+/// this host are converted block_stage entries at a time through block loads first; the
+/// team shape lets Kokkos spread
 /// single entries over the device's threads (consecutive threads, consecutive entries).
 template <class T, class Acc, shape Shape, class Exec, class X, class Y>
 Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
@@ -33,6 +35,7 @@ Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
           Acc lane[L];
           for (int l = 0; l < L; ++l) lane[l] = traits::zero();
           index_type i = i0;
+          i = dot_staged<T>(x, y, i, i1, lane);
           for (; i + L <= i1; i += L)
             for (int l = 0; l < L; ++l)
               traits::add_product(lane[l], convert<T>(x(i + l)), convert<T>(y(i + l)));

@@ -43,8 +43,64 @@ KOKKOS_INLINE_FUNCTION void add_four_products(Acc& acc, const T& a0, const T& b0
   }
 }
 
+/// Whether the host dot shape stages M and x through block loads: when either has SIMD
+/// conversions on this host.
+template <class M, class X>
+inline constexpr bool rows_staged_v = M::vectorised_loads || kacc::Impl::block_load_vectorised_v<X>;
+
+/// The staged part of row i of the host dot shape: while a whole stage of block_stage
+/// entries is left in [k, k1), converts it through block loads and adds its products to
+/// lane[entry % host_lanes], in the plain loop's order. Returns the first entry not added
+/// (k itself when neither M nor x is staged). A function of its own: device lambdas may not
+/// first capture a variable inside an if constexpr branch (nvcc).
+template <class Arith, class Acc, class M, class X>
+KOKKOS_INLINE_FUNCTION index_type rows_dot_staged(const M& m, const X& x, const index_type i,
+                                                  index_type k, const index_type k1, Acc* lane) {
+  if constexpr (rows_staged_v<M, X>) {
+    using traits = accumulator_traits<Acc>;
+    constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+    for (; k + S <= k1; k += S) {
+      Arith ms[S], xs[S];
+      for (int j = 0; j < S; j += L) {
+        m.template load_along_k<L>(i, k + j, ms + j);
+        kacc::Impl::load_block<L>(x, k + j, xs + j);
+      }
+      for (int j = 0; j < S; j += L)
+        for (int l = 0; l < L; ++l) traits::add_product(lane[l], ms[j + l], xs[j + l]);
+    }
+  } else {
+    (void)m, (void)x, (void)i, (void)k1, (void)lane;
+  }
+  return k;
+}
+
+/// The staged part of one block of the host DOT: as rows_dot_staged, for x . y over
+/// [i, i1).
+template <class T, class Acc, class X, class Y>
+KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type i,
+                                             const index_type i1, Acc* lane) {
+  if constexpr (kacc::Impl::block_load_vectorised_v<X> || kacc::Impl::block_load_vectorised_v<Y>) {
+    using traits = accumulator_traits<Acc>;
+    constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+    for (; i + S <= i1; i += S) {
+      T xs[S], ys[S];
+      for (int j = 0; j < S; j += L) {
+        kacc::Impl::load_block<L>(x, i + j, xs + j);
+        kacc::Impl::load_block<L>(y, i + j, ys + j);
+      }
+      for (int j = 0; j < S; j += L)
+        for (int l = 0; l < L; ++l) traits::add_product(lane[l], xs[j + l], ys[j + l]);
+    }
+  } else {
+    (void)x, (void)y, (void)i1, (void)lane;
+  }
+  return i;
+}
+
 /// Host dot shape: one thread per row, each row a lane-split dot product so the inner
-/// loop vectorises without reassociation flags.
+/// loop vectorises without reassociation flags. Formats with SIMD conversions on this
+/// host are first converted block_stage entries at a time through block loads, because
+/// compilers do not vectorise their scalar conversions inside this reduction.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
@@ -54,6 +110,7 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
         Acc lane[host_lanes];
         for (int l = 0; l < host_lanes; ++l) lane[l] = traits::zero();
         index_type k = k0;
+        k = rows_dot_staged<Arith>(m, x, i, k, k1, lane);
         for (; k + host_lanes <= k1; k += host_lanes) {
           for (int l = 0; l < host_lanes; ++l)
             traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
@@ -67,7 +124,9 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
 }
 
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
-/// time, streaming contiguous memory instead of reading each row with a stride.
+/// time, streaming contiguous memory instead of reading each row with a stride. No block
+/// loads: this loop reduces nothing along the rows, so compilers vectorise the scalar
+/// conversions in it (staging them through block loads measured slower).
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                     index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
