@@ -4,8 +4,8 @@
 /// of any storage format. Blocked and parallel. Host shape: the inverses of all diagonal
 /// blocks are formed at once, in parallel, up front; then each block's entries are one
 /// small parallel GEMV with its inverse, followed by a parallel GEMV-shaped update of all
-/// rows still to be solved. Team shape: each diagonal block is solved by one team, then
-/// the same update.
+/// rows still to be solved. Team shape, and the host shape with a compensated or exact
+/// accumulator: each diagonal block is solved by substitution, then the same update.
 
 #include <kacc/blas/impl/rows_times.hpp>
 
@@ -23,10 +23,10 @@ constexpr index_type trsv_block = 256;
 constexpr index_type trsv_host_block = 64;
 
 /// Solves the diagonal block [b0, b1) of the triangle of m in place in w. Host shape: one
-/// thread, row by row, each row a sum in Acc (the host trsv uses it only for blocks with a
-/// zero or non-finite pivot). Team shape: one team; every row of the block keeps its sum
-/// in Acc in team scratch, and after each solved entry the team adds that column's
-/// products to the rows still open (the same terms in the same order).
+/// thread, row by row, each row a sum in Acc (the host trsv uses it for blocks with a
+/// zero or non-finite pivot, and for every block with a non-plain Acc). Team shape: one team; every
+/// row of the block keeps its sum in Acc in team scratch, and after each solved entry the team adds
+/// that column's products to the rows still open (the same terms in the same order).
 template <class T, class Acc, shape Shape, class Exec, class M, class W>
 void trsv_diagonal_block(const std::string& label, const Exec& exec, bool lower, bool unit,
                          const M& m, index_type b0, index_type b1, const W& w) {
@@ -147,7 +147,9 @@ struct inverse_block {
 /// subtract that block's columns times x (a GEMV-shaped update). A block with a zero or
 /// non-finite pivot is solved by substitution instead, so that such a pivot gives the
 /// IEEE results of reference BLAS (inf where it divides, not the NaN of inf - inf in the
-/// inverse). Team shape: each diagonal block solved by one team, then the same update.
+/// inverse). Team shape, and the host with any accumulator other than a plain sum: each
+/// diagonal block solved by substitution (one team; one thread on the host), then the
+/// same update.
 template <class T, class Acc, shape Shape, bool Trans, class Exec, class AV, class W>
 void trsv(const std::string& label, const Exec& exec, bool lower, bool unit, const AV& A,
           const W& w) {
@@ -156,7 +158,10 @@ void trsv(const std::string& label, const Exec& exec, bool lower, bool unit, con
   auto update = KOKKOS_LAMBDA(const index_type i, const T& s) {
     w(i) -= s;
   };
-  if constexpr (Shape == shape::host) {
+  // An inverse rounds its entries before they multiply b, so a compensated or exact
+  // accumulator, chosen for its accuracy, gets substitution, where every x(i) comes from a
+  // residual summed in Acc.
+  if constexpr (Shape == shape::host && accumulator_traits<Acc>::is_plain) {
     constexpr index_type D = trsv_host_block;
     const index_type nb = (n + D - 1) / D;
     using memory_space = typename Exec::memory_space;

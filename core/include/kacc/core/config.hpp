@@ -15,6 +15,10 @@
 #if defined(__CUDA_ARCH__)
 #define KACC_DEVICE_CUDA 1
 #endif
+// Any device compilation pass: host-only paths (x86 intrinsics, std:: math) stay out of it.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
+#define KACC_DEVICE_PASS 1
+#endif
 
 // Lets an empty scale member of a proxy take no room; compilers without it just pad.
 #if defined(__has_cpp_attribute)
