@@ -50,9 +50,14 @@ KOKKOS_INLINE_FUNCTION float binary16_to_float_bits(std::uint16_t bits) {
   // Inf and NaN keep exponent 255; NaNs come out quiet, as from F16C and the reference.
   const std::uint32_t special = 0x7f800000u | (mantissa << 13) | (mantissa ? 0x00400000u : 0u);
   const std::uint32_t subnormal =
-      kacc::bit_cast<std::uint32_t>(static_cast<float>(mantissa)) - (24u << 23);
+      kacc::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int32_t>(mantissa))) -
+      (24u << 23);
   std::uint32_t result = magnitude >= 0x7c00u ? special : normal;
-  result = magnitude < 0x0400u ? (mantissa ? subnormal : 0u) : result;
+  // Bit masks, not a select: GCC sinks the int-to-float conversion into a select's arm and
+  // then (-ftrapping-math) will not if-convert it, and the loop does not vectorise.
+  const std::uint32_t subnormal_mask = 0u - static_cast<std::uint32_t>(magnitude < 0x0400u);
+  const std::uint32_t nonzero_mask = 0u - static_cast<std::uint32_t>(mantissa != 0u);
+  result = (result & ~subnormal_mask) | (subnormal & subnormal_mask & nonzero_mask);
   return kacc::bit_cast<float>(result | (static_cast<std::uint32_t>(bits & 0x8000u) << 16));
 }
 

@@ -99,10 +99,16 @@ struct ieee_codec {
         (magnitude << shift) + (static_cast<std::uint64_t>(1023 - bias) << 52);
     const std::uint64_t special =
         0x7ff0000000000000ull | (mantissa << shift) | (mantissa ? (std::uint64_t{1} << 51) : 0);
-    const std::uint64_t subnormal = kacc::bit_cast<std::uint64_t>(static_cast<double>(mantissa)) -
-                                    (static_cast<std::uint64_t>(bias - 1 + MantissaBits) << 52);
+    const std::uint64_t subnormal =
+        kacc::bit_cast<std::uint64_t>(static_cast<double>(static_cast<std::int64_t>(mantissa))) -
+        (static_cast<std::uint64_t>(bias - 1 + MantissaBits) << 52);
     std::uint64_t result = magnitude >= infinity_bits ? special : normal;
-    result = magnitude <= mantissa_mask ? (mantissa ? subnormal : 0) : result;
+    // Bit masks, not a select: GCC sinks the int-to-double conversion into a select's arm
+    // and then (-ftrapping-math) will not if-convert it, and loops do not vectorise.
+    const std::uint64_t subnormal_mask =
+        std::uint64_t{0} - static_cast<std::uint64_t>(magnitude <= mantissa_mask);
+    const std::uint64_t nonzero_mask = std::uint64_t{0} - static_cast<std::uint64_t>(mantissa != 0);
+    result = (result & ~subnormal_mask) | (subnormal & subnormal_mask & nonzero_mask);
     return kacc::bit_cast<double>(sign | result);
   }
 
