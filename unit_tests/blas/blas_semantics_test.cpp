@@ -132,6 +132,20 @@ TEST(BlasSemantics, AxpyScalNrm2) {
   EXPECT_DOUBLE_EQ(kacc::blas::nrm2(tiny), 5e-200);
 }
 
+// A NaN anywhere gives NaN, even with an inf elsewhere and larger entries after it (the
+// maximum of the scaled pass once lost a NaN that a later entry replaced).
+TEST(BlasSemantics, Nrm2NanWinsOverInf) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (std::size_t at : {0u, 500u, 999u}) {
+    std::vector<double> v(1000, 2.0);
+    v[999 - at] = inf;
+    v[at] = nan;
+    EXPECT_TRUE(std::isnan(kacc::blas::nrm2(make_vector<Kokkos::View<double*>>(v)))) << at;
+    v[at] = 1.0;
+    EXPECT_EQ(kacc::blas::nrm2(make_vector<Kokkos::View<double*>>(v)), inf) << at;
+  }
+}
+
 // The accumulation type is a template parameter: a compensated sum recovers what a plain
 // fp64 sum loses to cancellation.
 TEST(BlasAccumulator, CompensatedDot) {

@@ -10,9 +10,10 @@ namespace kacc {
 namespace blas {
 namespace Impl {
 
-/// sum_i (scale x(i))^2 in Acc (a range reduction: coalesced on GPUs, blocked on CPUs).
+/// The accumulator of sum_i (scale x(i))^2 (a range reduction: coalesced on GPUs, blocked on
+/// CPUs), unrounded, so that partial sums (of ranks, say) can be joined before one rounding.
 template <class T, class Acc, class Exec, class X>
-T sum_of_squares(const std::string& label, const Exec& exec, const X& x, const T& scale) {
+Acc accumulate_squares(const std::string& label, const Exec& exec, const X& x, const T& scale) {
   using traits = accumulator_traits<Acc>;
   Acc result = traits::zero();
   Kokkos::parallel_reduce(
@@ -23,22 +24,41 @@ T sum_of_squares(const std::string& label, const Exec& exec, const X& x, const T
       },
       kacc::Impl::sum_reducer<Acc>(result));
   exec.fence();
-  return static_cast<T>(traits::result(result));
+  return result;
 }
 
-/// max_i |x(i)|, NaN if any entry is NaN.
+/// sum_i (scale x(i))^2 accumulated in Acc, rounded to T.
+template <class T, class Acc, class Exec, class X>
+T sum_of_squares(const std::string& label, const Exec& exec, const X& x, const T& scale) {
+  return static_cast<T>(
+      accumulator_traits<Acc>::result(accumulate_squares<T, Acc>(label, exec, x, scale)));
+}
+
+/// max_i |x(i)|, NaN if any entry is NaN. Kokkos::Max joins partial maxima with `>`, which
+/// drops a NaN, so NaN counts as +inf in the maximum and an infinite maximum is checked for
+/// NaNs in a second pass.
 template <class T, class Exec, class X>
 T max_magnitude(const std::string& label, const Exec& exec, const X& x) {
   T big = 0;
+  const T inf = std::numeric_limits<T>::infinity();
   Kokkos::parallel_reduce(
       label, kacc::Impl::range(exec, 0, x.extent(0)),
       KOKKOS_LAMBDA(const index_type i, T& mx) {
         const T v = math::fabs(convert<T>(x(i)));
-        if (!(v <= mx)) mx = v;  // NaN wins
+        const T key = math::isnan(v) ? inf : v;
+        if (key > mx) mx = key;
       },
       Kokkos::Max<T>(big));
+  if (math::isfinite(big)) return big;
+  int nans = 0;
+  Kokkos::parallel_reduce(
+      label + "_nan", kacc::Impl::range(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const index_type i, int& count) {
+        if (math::isnan(convert<T>(x(i)))) ++count;
+      },
+      Kokkos::Sum<int>(nans));
   exec.fence();
-  return big;
+  return nans ? std::numeric_limits<T>::quiet_NaN() : big;
 }
 
 }  // namespace Impl

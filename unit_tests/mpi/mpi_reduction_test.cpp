@@ -1,0 +1,291 @@
+// kacc::mpi: distributed DOT and NRM2 against MPFR and against one process, row partitions, and
+// errors that reach every rank. ctest runs this program under mpirun with 1, 2, 3 and 4 ranks
+// and different thread counts; since every run must equal MPFR's correctly rounded result with
+// kacc::exact<double>, those results are bitwise identical across rank and thread counts.
+// A rank that threw while the others waited in a collective would hang: ctest's timeout
+// turns that into a failure.
+#include <kacc/blas/dot.hpp>
+#include <kacc/blas/nrm2.hpp>
+#include <kacc/core/double_double.hpp>
+#include <kacc/mpi.hpp>
+#include <kacc_testing/exact.hpp>
+#include <kacc_testing/gendot.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace {
+
+using Exact = kacc::exact<double>;
+using Host = Kokkos::DefaultHostExecutionSpace;
+template <class S>
+using HostVec = kacc::View<double*, Kokkos::HostSpace, kacc::StoredAs<S>>;
+constexpr double conditions[] = {1e5, 1e20, 1e40};
+
+int rank_of_world() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int ranks_of_world() {
+  int p = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  return p;
+}
+
+std::uint64_t bits_of(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+::testing::AssertionResult same_double(double expected, double actual) {
+  if ((std::isnan(expected) && std::isnan(actual)) || bits_of(expected) == bits_of(actual))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << std::hexfloat << "expected " << expected << ", got " << actual;
+}
+
+// Whether v has the same bits on every rank (NaNs count as equal).
+bool same_on_every_rank(double v) {
+  std::uint64_t mine = std::isnan(v) ? 0x7ff8000000000000ull : bits_of(v), lo = 0, hi = 0;
+  MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
+// This rank's block [p.begin(rank), p.end(rank)) of a global vector, stored as S.
+template <class S>
+HostVec<S> block_of(const std::vector<double>& global, const kacc::mpi::row_partition& p) {
+  const int r = rank_of_world();
+  HostVec<S> v("block", p.local_rows(r));
+  for (kacc::index_type i = 0; i < p.local_rows(r); ++i)
+    v(i) = global[static_cast<std::size_t>(p.begin(r) + i)];
+  return v;
+}
+
+// The stored values (what the kernels read) of a global vector stored as S.
+template <class S>
+std::vector<double> stored_values(const std::vector<double>& global) {
+  HostVec<S> v("stored", global.size());
+  std::vector<double> out(global.size());
+  for (std::size_t i = 0; i < global.size(); ++i) {
+    v(i) = global[i];
+    out[i] = kacc::value(v(i));
+  }
+  return out;
+}
+
+// Partitions that split the rows differently: balanced, and one with an empty rank 1, the
+// rest going mostly to the last rank.
+std::vector<kacc::mpi::row_partition> partitions(kacc::index_type n) {
+  const int p = ranks_of_world(), r = rank_of_world();
+  std::vector<kacc::mpi::row_partition> out{kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, n)};
+  const kacc::index_type small = n / (4 * p), small_ranks = p == 1 ? 0 : p == 2 ? 1 : p - 2;
+  kacc::index_type mine = 0;
+  if (r == p - 1) {
+    mine = n - small_ranks * small;
+  } else if (r != 1) {
+    mine = small;
+  }
+  out.push_back(kacc::mpi::row_partition::from_local_rows(MPI_COMM_WORLD, mine, n));
+  return out;
+}
+
+template <class S>
+void check_exact_dot(double cond, std::size_t n) {
+  std::vector<double> xv, yv;
+  kacc_testing::gen_dot(n, cond, n + 7, xv, yv);
+  const auto xs = stored_values<S>(xv), ys = stored_values<S>(yv);
+  const double ref = kacc_testing::exact_dot(n, xs.data(), ys.data()).rounded();
+  for (const auto& part : partitions(static_cast<kacc::index_type>(n))) {
+    const double got = kacc::mpi::dot<double, Exact>(MPI_COMM_WORLD, Host(), block_of<S>(xv, part),
+                                                     block_of<S>(yv, part));
+    EXPECT_TRUE(same_double(ref, got))
+        << kacc::format_name<S>() << " cond " << cond << " n " << n << " ranks " << part.ranks();
+    EXPECT_TRUE(same_on_every_rank(got));
+  }
+}
+
+TEST(MpiDot, ExactEqualsMpfrForEveryPartition) {
+  for (double cond : conditions)
+    for (std::size_t n : {6u, 4099u, 40000u}) {
+      check_exact_dot<double>(cond, n);
+      check_exact_dot<float>(cond, n);
+    }
+  check_exact_dot<kacc::fp16>(1e3, 3001);
+}
+
+TEST(MpiDot, ExactOverTheWholeRangeAndSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const std::size_t n = 1 + 500 * seed;
+    auto xv = kacc_testing::wide_range_values(n, seed),
+         yv = kacc_testing::wide_range_values(n, seed + 99);
+    if (seed % 3 == 0) xv[n - 1] = inf;  // on the last rank
+    if (seed == 6) yv[0] = -inf;         // on the first: inf - inf is NaN
+    const double ref = kacc_testing::exact_dot(n, xv.data(), yv.data()).rounded();
+    for (const auto& part : partitions(static_cast<kacc::index_type>(n))) {
+      const double got = kacc::mpi::dot<double, Exact>(MPI_COMM_WORLD, block_of<double>(xv, part),
+                                                       block_of<double>(yv, part));
+      EXPECT_TRUE(same_double(ref, got)) << "seed " << seed;
+    }
+  }
+}
+
+TEST(MpiDot, OtherAccumulatorsAgreeOnEveryRankWithinTheirBounds) {
+  const std::size_t n = 20000;
+  std::vector<double> xv, yv;
+  kacc_testing::gen_dot(n, 1e8, 11, xv, yv);
+  const auto exact = kacc_testing::exact_dot(n, xv.data(), yv.data());
+  double abs_sum = 0;  // sum |x_i y_i|, only for the bound
+  for (std::size_t i = 0; i < n; ++i) abs_sum += std::fabs(xv[i] * yv[i]);
+  const double u = std::ldexp(1.0, -53), x_dot_y = std::fabs(exact.rounded());
+  // Joining the ranks' accumulators adds at most one term per rank to the n of one process.
+  const double m = static_cast<double>(n + ranks_of_world()), gamma = m * u / (1 - m * u);
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, n);
+  const auto x = block_of<double>(xv, part), y = block_of<double>(yv, part);
+
+  const double plain = kacc::mpi::dot(MPI_COMM_WORLD, x, y);
+  EXPECT_TRUE(same_on_every_rank(plain));
+  EXPECT_LE(exact.abs_error(plain), 1.01 * gamma * abs_sum);
+
+  const double dot2 = kacc::mpi::dot<double, kacc::compensated<double>>(MPI_COMM_WORLD, x, y);
+  EXPECT_TRUE(same_on_every_rank(dot2));
+  EXPECT_LE(exact.abs_error(dot2), u * x_dot_y + 1.01 * gamma * gamma * abs_sum);
+
+  const double dd = kacc::mpi::dot<double, kacc::double_double>(MPI_COMM_WORLD, x, y);
+  EXPECT_TRUE(same_on_every_rank(dd));
+  // Each double_double addition errs by at most 3u^2 relative to the partial sum, bounded
+  // by sum |x_i y_i|; then one rounding to double.
+  EXPECT_LE(exact.abs_error(dd), u * x_dot_y + 3 * m * u * u * abs_sum);
+}
+
+TEST(MpiNrm2, ExactEqualsOneProcessAndMpfr) {
+  for (double scale : {1.0, 1e200, 1e-200}) {  // the last two take the scaled second pass
+    std::vector<double> xv, unused;
+    kacc_testing::gen_dot(3000, 1e10, 5, xv, unused);
+    for (auto& v : xv) v *= scale;
+    HostVec<double> whole("whole", xv.size());
+    for (std::size_t i = 0; i < xv.size(); ++i) whole(i) = xv[i];
+    const double one_process = kacc::blas::nrm2<double, Exact>(Host(), whole);
+    if (scale == 1.0) {
+      const double ss = kacc_testing::exact_dot(xv.size(), xv.data(), xv.data()).rounded();
+      EXPECT_TRUE(same_double(std::sqrt(ss), one_process));
+    }
+    for (const auto& part : partitions(static_cast<kacc::index_type>(xv.size()))) {
+      const double got = kacc::mpi::nrm2<double, Exact>(MPI_COMM_WORLD, block_of<double>(xv, part));
+      EXPECT_TRUE(same_double(one_process, got)) << "scale " << scale;
+    }
+  }
+}
+
+TEST(MpiNrm2, NanOnOneRankIsNanEverywhereAndInfIsInf) {
+  const std::size_t n = 101;
+  std::vector<double> xv(n, 1.0);
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, n);
+  xv[n - 1] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(kacc::mpi::nrm2(MPI_COMM_WORLD, block_of<double>(xv, part)),
+            std::numeric_limits<double>::infinity());
+  xv[0] = std::nan("");
+  EXPECT_TRUE(std::isnan(kacc::mpi::nrm2(MPI_COMM_WORLD, block_of<double>(xv, part))));
+  EXPECT_EQ(kacc::mpi::nrm2(MPI_COMM_WORLD, HostVec<double>("empty", 0)), 0.0);
+}
+
+TEST(MpiPartition, BlocksCoverTheRowsInRankOrder) {
+  const int p = ranks_of_world();
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, 10);
+  EXPECT_EQ(part.ranks(), p);
+  EXPECT_EQ(part.global_rows(), 10);
+  EXPECT_EQ(part.begin(0), 0);
+  for (int r = 0; r < p; ++r) {
+    EXPECT_EQ(part.local_rows(r), 10 / p + (r < 10 % p ? 1 : 0));
+    if (r + 1 < p) {
+      EXPECT_EQ(part.end(r), part.begin(r + 1));
+    }
+    for (auto i = part.begin(r); i < part.end(r); ++i) EXPECT_EQ(part.owner(i), r);
+  }
+  EXPECT_EQ(part.end(p - 1), 10);
+}
+
+// Every rank must see the error, whichever rank found it, and none may hang.
+template <class F>
+void expect_error_on_every_rank(F&& call, const std::string& words) {
+  std::string message;
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find(words), std::string::npos) << "message: \"" << message << "\"";
+  int mine = message.empty() ? 0 : 1, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  EXPECT_EQ(all, 1) << "some rank did not throw";
+}
+
+TEST(MpiErrors, APartitionThatDoesNotCoverTheRowsFailsOnEveryRank) {
+  expect_error_on_every_rank(
+      [] {
+        kacc::mpi::row_partition::from_local_rows(MPI_COMM_WORLD, 5, 5 * ranks_of_world() + 1);
+      },
+      "add up to");
+  expect_error_on_every_rank(
+      [] {
+        kacc::mpi::row_partition::from_local_rows(MPI_COMM_WORLD,
+                                                  rank_of_world() == ranks_of_world() - 1 ? -1 : 3);
+      },
+      "must be >= 0");
+  if (ranks_of_world() > 1) {
+    expect_error_on_every_rank(
+        [] { kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, 100 + rank_of_world()); },
+        "differs between ranks");
+  }
+}
+
+TEST(MpiErrors, MismatchedBlocksOnOneRankFailOnEveryRank) {
+  const int last = ranks_of_world() - 1;
+  HostVec<double> x("x", 10), y("y", rank_of_world() == last ? 9 : 10);
+  expect_error_on_every_rank([&] { kacc::mpi::dot(MPI_COMM_WORLD, x, y); },
+                             "kacc::mpi::dot: x has extents (10) but y has extents (9) (on rank " +
+                                 std::to_string(last) + ")");
+  // The communicator is still usable afterwards.
+  HostVec<double> z("z", 10);
+  for (int i = 0; i < 10; ++i) z(i) = 1.0;
+  EXPECT_EQ(kacc::mpi::dot(MPI_COMM_WORLD, z, z), 10.0 * ranks_of_world());
+}
+
+}  // namespace
+
+// MPI and Kokkos around GoogleTest; a failure on any rank fails every rank's exit status, and
+// only rank 0 prints the test log (the others print their failures, marked with their rank).
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rank = rank_of_world();
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    struct failures_only : ::testing::EmptyTestEventListener {
+      int rank;
+      explicit failures_only(int r) : rank(r) {}
+      void OnTestPartResult(const ::testing::TestPartResult& r) override {
+        if (r.failed())
+          std::fprintf(stderr, "[rank %d] %s:%d: %s\n", rank, r.file_name(), r.line_number(),
+                       r.summary());
+      }
+    };
+    listeners.Append(new failures_only(rank));
+  }
+  Kokkos::initialize(argc, argv);
+  const int mine = RUN_ALL_TESTS();
+  Kokkos::finalize();
+  int any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any;
+}
