@@ -15,10 +15,12 @@ endif()
 set(KACC_DOCS_OUTPUT_DIR "${PROJECT_BINARY_DIR}/docs")
 set(kacc_docs_inputs)
 set(kacc_docs_strip)
-foreach(area core blas sparse)
+set(kacc_docs_header_globs)
+foreach(area IN LISTS KACC_LIBRARY_AREAS ITEMS mpi)
   if(EXISTS "${PROJECT_SOURCE_DIR}/${area}/include")
     list(APPEND kacc_docs_inputs "\"${PROJECT_SOURCE_DIR}/${area}/include\"")
     list(APPEND kacc_docs_strip "\"${PROJECT_SOURCE_DIR}/${area}/include\"")
+    list(APPEND kacc_docs_header_globs "${PROJECT_SOURCE_DIR}/${area}/include/*.hpp")
   endif()
 endforeach()
 file(GLOB kacc_docs_pages "${PROJECT_SOURCE_DIR}/docs/*.md")
@@ -44,8 +46,7 @@ endif()
 
 configure_file("${PROJECT_SOURCE_DIR}/docs/Doxyfile.in" "${KACC_DOCS_OUTPUT_DIR}/Doxyfile" @ONLY)
 file(GLOB_RECURSE kacc_docs_headers CONFIGURE_DEPENDS
-     "${PROJECT_SOURCE_DIR}/core/include/*.hpp" "${PROJECT_SOURCE_DIR}/blas/include/*.hpp"
-     "${PROJECT_SOURCE_DIR}/sparse/include/*.hpp")
+     ${kacc_docs_header_globs})
 # A stamp, written only when Doxygen succeeds, so a failed run is retried next build.
 add_custom_command(
   OUTPUT "${KACC_DOCS_OUTPUT_DIR}/docs.stamp"
