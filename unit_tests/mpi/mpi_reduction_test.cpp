@@ -11,6 +11,8 @@
 #include <kacc_testing/exact.hpp>
 #include <kacc_testing/gendot.hpp>
 
+#include "mpi_testing.hpp"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -21,43 +23,13 @@
 
 namespace {
 
+using namespace kacc_mpi_testing;
+
 using Exact = kacc::exact<double>;
 using Host = Kokkos::DefaultHostExecutionSpace;
 template <class S>
 using HostVec = kacc::View<double*, Kokkos::HostSpace, kacc::StoredAs<S>>;
 constexpr double conditions[] = {1e5, 1e20, 1e40};
-
-int rank_of_world() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int ranks_of_world() {
-  int p = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  return p;
-}
-
-std::uint64_t bits_of(double v) {
-  std::uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-::testing::AssertionResult same_double(double expected, double actual) {
-  if ((std::isnan(expected) && std::isnan(actual)) || bits_of(expected) == bits_of(actual))
-    return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << std::hexfloat << "expected " << expected << ", got " << actual;
-}
-
-// Whether v has the same bits on every rank (NaNs count as equal).
-bool same_on_every_rank(double v) {
-  std::uint64_t mine = std::isnan(v) ? 0x7ff8000000000000ull : bits_of(v), lo = 0, hi = 0;
-  MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  return lo == hi;
-}
 
 // This rank's block [p.begin(rank), p.end(rank)) of a global vector, stored as S.
 template <class S>
@@ -260,32 +232,3 @@ TEST(MpiErrors, MismatchedBlocksOnOneRankFailOnEveryRank) {
 }
 
 }  // namespace
-
-// MPI and Kokkos around GoogleTest; a failure on any rank fails every rank's exit status, and
-// only rank 0 prints the test log (the others print their failures, marked with their rank).
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  const int rank = rank_of_world();
-  if (rank != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    struct failures_only : ::testing::EmptyTestEventListener {
-      int rank;
-      explicit failures_only(int r) : rank(r) {}
-      void OnTestPartResult(const ::testing::TestPartResult& r) override {
-        if (r.failed())
-          std::fprintf(stderr, "[rank %d] %s:%d: %s\n", rank, r.file_name(), r.line_number(),
-                       r.summary());
-      }
-    };
-    listeners.Append(new failures_only(rank));
-  }
-  Kokkos::initialize(argc, argv);
-  const int mine = RUN_ALL_TESTS();
-  Kokkos::finalize();
-  int any = 0;
-  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any;
-}

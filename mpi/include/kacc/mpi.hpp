@@ -1,11 +1,14 @@
 #pragma once
 /// @file
-/// kacc's MPI layer (target kacc::mpi, built with -DKACC_ENABLE_MPI=ON): row partitions and
-/// reductions of distributed vectors whose results are the same bits on every rank, and,
-/// with kacc::exact<double>, for every rank count.
+/// kacc's MPI layer (target kacc::mpi, built with -DKACC_ENABLE_MPI=ON): row partitions,
+/// reductions of distributed vectors whose results are the same bits on every rank (and, with
+/// kacc::exact<double>, for every rank count), and row-distributed CSR matrices whose SpMV
+/// overlaps the halo exchange with the interior rows.
 
 #include <kacc/mpi/collective_error.hpp>
+#include <kacc/mpi/distributed_csr.hpp>
 #include <kacc/mpi/dot.hpp>
 #include <kacc/mpi/nrm2.hpp>
 #include <kacc/mpi/partition.hpp>
 #include <kacc/mpi/reduce.hpp>
+#include <kacc/mpi/spmv.hpp>

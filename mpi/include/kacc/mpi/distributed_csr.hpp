@@ -1,0 +1,214 @@
+#pragma once
+/// @file
+/// kacc::mpi::distributed_csr: a sparse matrix distributed by rows over MPI ranks, each rank's
+/// rows held as kacc CSR matrices (values in any format) with the halo exchange planned once.
+
+#include <kacc/core/view_algorithms.hpp>
+#include <kacc/mpi/partition.hpp>
+#include <kacc/sparse/csr_matrix.hpp>
+#include <kacc/sparse/matrix_market.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace kacc {
+namespace mpi {
+
+/// This rank's rows of a matrix distributed by a row_partition. Columns are renumbered into
+/// a column vector of extent column_count() = local_rows() + ghost_count(): first this rank's
+/// block of x, then the ghosts, the entries of x owned by other ranks that these rows need,
+/// in increasing global column (so grouped by owning rank). Rows with no ghost column are
+/// interior and multiply while the halo is in flight; the others are boundary rows. Each kind
+/// is a kacc::sparse::CsrMatrix over all local rows (the other kind's rows empty), whose rows
+/// keep their entries in global column order.
+template <class Arith, class Format = Arith,
+          class Device = typename Kokkos::DefaultExecutionSpace::device_type>
+class distributed_csr {
+ public:
+  /// The CSR type of the local parts (64-bit offsets, 32-bit local columns).
+  using local_matrix_type = sparse::CsrMatrix<Arith, Format, int, std::int64_t, Device>;
+  /// Local indices of the entries sent to one rank (device side, for packing).
+  using index_view_type = Kokkos::View<int*, typename local_matrix_type::device_type>;
+
+  /// Collective. `local` holds this rank's rows of a global_rows x global_cols matrix: row
+  /// indices local (0 ... rows.local_rows(rank) - 1), column indices global. The matrix must
+  /// be square in the partition's sense (columns partitioned as rows: global_cols ==
+  /// rows.global_rows()). Any rank's error (a column out of range, extents that disagree)
+  /// throws std::invalid_argument on every rank.
+  static distributed_csr from_local_rows(MPI_Comm comm, const row_partition& rows,
+                                         const sparse::CooMatrix& local) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    distributed_csr d;
+    d.comm_ = comm;
+    d.rows_ = rows;
+    const index_type n_local = rows.local_rows(rank), first = rows.begin(rank);
+    std::string error;
+    if (local.num_rows != n_local || local.num_cols != rows.global_rows()) {
+      error = "kacc::mpi::distributed_csr: this rank's block has extents (" +
+              std::to_string(local.num_rows) + ", " + std::to_string(local.num_cols) +
+              "), the partition gives it (" + std::to_string(n_local) + ", " +
+              std::to_string(rows.global_rows()) + ")";
+    }
+    for (std::size_t k = 0; k < local.nnz() && error.empty(); ++k) {
+      if (local.row[k] < 0 || local.row[k] >= n_local || local.col[k] < 0 ||
+          local.col[k] >= rows.global_rows()) {
+        error = "kacc::mpi::distributed_csr: entry (" + std::to_string(local.row[k]) + ", " +
+                std::to_string(local.col[k]) + ") is outside this rank's block";
+      }
+    }
+    if (error.empty() && n_local + 1 > (index_type(1) << 30)) {
+      error = "kacc::mpi::distributed_csr: a rank's block must have fewer than 2^30 rows";
+    }
+    Impl::agree(comm, error);
+
+    // Ghost columns: the distinct remote columns, in increasing global order.
+    std::vector<std::int64_t> ghosts;
+    for (std::size_t k = 0; k < local.nnz(); ++k)
+      if (local.col[k] < first || local.col[k] >= first + n_local) ghosts.push_back(local.col[k]);
+    std::sort(ghosts.begin(), ghosts.end());
+    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+    d.ghosts_ = static_cast<index_type>(ghosts.size());
+    d.plan_halo(ghosts);
+
+    // Both parts over all local rows, entries sorted by (row, global column).
+    std::vector<std::size_t> order(local.nnz());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return local.row[a] != local.row[b] ? local.row[a] < local.row[b]
+                                          : local.col[a] < local.col[b];
+    });
+    std::vector<int> boundary(static_cast<std::size_t>(n_local), 0);
+    const auto column_of = [&](std::int64_t c) -> std::int64_t {
+      if (c >= first && c < first + n_local) return c - first;
+      return n_local + (std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin());
+    };
+    for (std::size_t k = 0; k < local.nnz(); ++k)
+      if (column_of(local.col[k]) >= n_local) boundary[static_cast<std::size_t>(local.row[k])] = 1;
+    sparse::CooMatrix part[2];
+    for (auto& p : part) {
+      p.num_rows = n_local;
+      p.num_cols = n_local + d.ghosts_;
+    }
+    for (std::size_t k : order) {
+      auto& p = part[boundary[static_cast<std::size_t>(local.row[k])]];
+      p.row.push_back(local.row[k]);
+      p.col.push_back(column_of(local.col[k]));
+      p.val.push_back(local.val[k]);
+    }
+    d.interior_ = sparse::make_csr<Arith, Format, int, std::int64_t, Device>(part[0]);
+    d.boundary_ = sparse::make_csr<Arith, Format, int, std::int64_t, Device>(part[1]);
+    return d;
+  }
+
+  /// Collective: every rank reads the Matrix Market file at `path` and keeps its rows of a
+  /// balanced row partition. A file that any rank cannot read, or a matrix that is not square,
+  /// throws std::invalid_argument on every rank, with the reading rank's message.
+  static distributed_csr read_matrix_market(MPI_Comm comm, const std::string& path) {
+    sparse::CooMatrix global;
+    std::string error;
+    try {
+      global = sparse::read_matrix_market(path);
+      if (global.num_rows != global.num_cols) {
+        error = "kacc::mpi::distributed_csr::read_matrix_market: " + path + " is " +
+                std::to_string(global.num_rows) + " x " + std::to_string(global.num_cols) +
+                "; a row-distributed matrix must be square";
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    Impl::agree(comm, error);
+    const auto rows = row_partition::balanced(comm, global.num_rows);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    sparse::CooMatrix mine;
+    mine.num_rows = rows.local_rows(rank);
+    mine.num_cols = global.num_cols;
+    for (std::size_t k = 0; k < global.nnz(); ++k) {
+      if (rows.owner(global.row[k]) != rank) continue;
+      mine.row.push_back(global.row[k] - rows.begin(rank));
+      mine.col.push_back(global.col[k]);
+      mine.val.push_back(global.val[k]);
+    }
+    return from_local_rows(comm, rows, mine);
+  }
+
+  /// The communicator the matrix was made on.
+  MPI_Comm comm() const { return comm_; }
+  /// Rows of every rank.
+  const row_partition& rows() const { return rows_; }
+  /// Rows of this rank.
+  index_type local_rows() const { return interior_.num_rows(); }
+  /// Entries of x owned by other ranks that this rank's rows read.
+  index_type ghost_count() const { return ghosts_; }
+  /// Extent of a column vector: local_rows() + ghost_count().
+  index_type column_count() const { return local_rows() + ghosts_; }
+  /// Rows whose columns are all local (other rows empty).
+  const local_matrix_type& interior() const { return interior_; }
+  /// Rows with at least one ghost column (other rows empty).
+  const local_matrix_type& boundary() const { return boundary_; }
+
+  /// The ranks this rank receives ghosts from, and where each one's ghosts start in the ghost
+  /// part (recv_offsets has one entry more).
+  const std::vector<int>& recv_ranks() const { return recv_ranks_; }
+  /// See recv_ranks().
+  const std::vector<index_type>& recv_offsets() const { return recv_offsets_; }
+  /// The ranks this rank sends entries of its block to.
+  const std::vector<int>& send_ranks() const { return send_ranks_; }
+  /// Where each send rank's entries start in send_indices() (one entry more).
+  const std::vector<index_type>& send_offsets() const { return send_offsets_; }
+  /// Local indices of the entries sent, grouped by send rank.
+  const index_view_type& send_indices() const { return send_indices_; }
+
+ private:
+  // Who sends what: each rank tells each owner which of its columns it needs (all-to-all of
+  // counts, then of the global indices), once.
+  void plan_halo(const std::vector<std::int64_t>& ghosts) {
+    int rank = 0, ranks = 0;
+    MPI_Comm_rank(comm_, &rank);
+    MPI_Comm_size(comm_, &ranks);
+    std::vector<int> need(static_cast<std::size_t>(ranks), 0), give(need.size(), 0);
+    for (auto c : ghosts) ++need[static_cast<std::size_t>(rows_.owner(c))];
+    MPI_Alltoall(need.data(), 1, MPI_INT, give.data(), 1, MPI_INT, comm_);
+    std::vector<int> need_at(need.size(), 0), give_at(need.size(), 0);
+    for (int r = 1; r < ranks; ++r) {
+      need_at[r] = need_at[r - 1] + need[r - 1];
+      give_at[r] = give_at[r - 1] + give[r - 1];
+    }
+    std::vector<long long> asked(ghosts.begin(), ghosts.end());
+    std::vector<long long> wanted(static_cast<std::size_t>(give_at.back() + give.back()));
+    MPI_Alltoallv(asked.data(), need.data(), need_at.data(), MPI_LONG_LONG, wanted.data(),
+                  give.data(), give_at.data(), MPI_LONG_LONG, comm_);
+    recv_offsets_ = {0};
+    send_offsets_ = {0};
+    for (int r = 0; r < ranks; ++r) {
+      if (need[r]) {
+        recv_ranks_.push_back(r);
+        recv_offsets_.push_back(recv_offsets_.back() + need[r]);
+      }
+      if (give[r]) {
+        send_ranks_.push_back(r);
+        send_offsets_.push_back(send_offsets_.back() + give[r]);
+      }
+    }
+    send_indices_ = index_view_type("kacc::mpi::send_indices", wanted.size());
+    auto host = Kokkos::create_mirror_view(send_indices_);
+    for (std::size_t k = 0; k < wanted.size(); ++k)
+      host(k) = static_cast<int>(wanted[k] - rows_.begin(rank));
+    Kokkos::deep_copy(send_indices_, host);
+  }
+
+  distributed_csr() : rows_(row_partition::balanced(MPI_COMM_SELF, 0)) {}
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  row_partition rows_;
+  index_type ghosts_ = 0;
+  local_matrix_type interior_, boundary_;
+  std::vector<int> recv_ranks_, send_ranks_;
+  std::vector<index_type> recv_offsets_, send_offsets_;
+  index_view_type send_indices_;
+};
+
+}  // namespace mpi
+}  // namespace kacc

@@ -1,0 +1,186 @@
+// kacc::mpi::distributed_csr and kacc::mpi::spmv: the halo plan on a stencil, y = A x against
+// one process (bitwise with kacc::exact<double>, within the summation bound with a plain sum)
+// on generated and repository matrices with fp64 and fp32 values, for 1 to 4 ranks, and errors
+// that reach every rank.
+#include <kacc/mpi.hpp>
+#include <kacc/sparse/spmv.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "mpi_testing.hpp"
+
+namespace {
+
+using namespace kacc_mpi_testing;
+using Exact = kacc::exact<double>;
+using Host = Kokkos::DefaultHostExecutionSpace;
+using HostDevice = Host::device_type;
+using HostVec = kacc::View<double*, Kokkos::HostSpace>;
+
+// The 5-point Laplacian on an m x m grid with random off-diagonal weights, rows in grid order.
+kacc::sparse::CooMatrix grid(std::int64_t m, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> w(0.5, 1.5);
+  kacc::sparse::CooMatrix a;
+  a.num_rows = a.num_cols = m * m;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < m; ++j) {
+      const std::int64_t r = i * m + j;
+      const auto add = [&](std::int64_t c, double v) {
+        a.row.push_back(r);
+        a.col.push_back(c);
+        a.val.push_back(v);
+      };
+      if (i > 0) add(r - m, -w(gen));
+      if (j > 0) add(r - 1, -w(gen));
+      add(r, 4.0 + w(gen));
+      if (j + 1 < m) add(r + 1, -w(gen));
+      if (i + 1 < m) add(r + m, -w(gen));
+    }
+  return a;
+}
+
+// This rank's rows of a global COO matrix (row indices made local).
+kacc::sparse::CooMatrix rows_of(const kacc::sparse::CooMatrix& a,
+                                const kacc::mpi::row_partition& p) {
+  const int r = rank_of_world();
+  kacc::sparse::CooMatrix mine;
+  mine.num_rows = p.local_rows(r);
+  mine.num_cols = a.num_cols;
+  for (std::size_t k = 0; k < a.nnz(); ++k)
+    if (a.row[k] >= p.begin(r) && a.row[k] < p.end(r)) {
+      mine.row.push_back(a.row[k] - p.begin(r));
+      mine.col.push_back(a.col[k]);
+      mine.val.push_back(a.val[k]);
+    }
+  return mine;
+}
+
+std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(n);
+  for (auto& e : v) e = std::ldexp(u(gen), static_cast<int>(gen() % 40) - 20);
+  return v;
+}
+
+// y = A x distributed over the world and on one process, A stored as Format; checks this
+// rank's rows of both, bitwise for exact<double>, within gamma_k sum |a| |x| for a plain sum.
+template <class Format>
+void check_spmv(const kacc::sparse::CooMatrix& a, const kacc::mpi::row_partition& part) {
+  using Dist = kacc::mpi::distributed_csr<double, Format, HostDevice>;
+  const int r = rank_of_world();
+  const Dist A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(a, part));
+  const auto xv = random_vector(static_cast<std::size_t>(a.num_cols), 17);
+
+  HostVec x("x", A.column_count()), y_exact("y_exact", A.local_rows()),
+      y_plain("y_plain", A.local_rows());
+  for (kacc::index_type i = 0; i < A.local_rows(); ++i) x(i) = xv[part.begin(r) + i];
+  kacc::mpi::spmv<double, Exact>(Host(), A, x, y_exact);
+  kacc::mpi::spmv(Host(), A, x, y_plain);
+  for (kacc::index_type g = 0; g < A.ghost_count(); ++g)  // the ghosts arrived
+    EXPECT_NE(x(A.local_rows() + g), 0.0);
+
+  const auto whole = kacc::sparse::make_csr<double, Format, int, int, HostDevice>(a);
+  HostVec xw("xw", xv.size()), yw("yw", a.num_rows);
+  for (std::size_t i = 0; i < xv.size(); ++i) xw(i) = xv[i];
+  kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, whole, xw, 0.0, yw);
+  // sum_k |a_ik| |x_k| and the longest row, for the plain sum's bound.
+  std::vector<double> abs_row(static_cast<std::size_t>(a.num_rows), 0.0);
+  std::vector<int> length(abs_row.size(), 0);
+  for (std::size_t k = 0; k < a.nnz(); ++k) {
+    const auto i = static_cast<std::size_t>(a.row[k]);
+    abs_row[i] += std::fabs(kacc::value(whole.values()(static_cast<kacc::index_type>(k))) *
+                            xv[static_cast<std::size_t>(a.col[k])]);
+    ++length[i];
+  }
+  int exact_misses = 0, plain_misses = 0;
+  for (kacc::index_type i = 0; i < A.local_rows(); ++i) {
+    const auto g = static_cast<std::size_t>(part.begin(r) + i);
+    if (!same_double(yw(static_cast<kacc::index_type>(g)), y_exact(i))) ++exact_misses;
+    const double u = std::ldexp(1.0, -53), gamma = length[g] * u / (1 - length[g] * u);
+    if (!(std::fabs(y_plain(i) - yw(static_cast<kacc::index_type>(g))) <=
+          1.01 * gamma * abs_row[g]))
+      ++plain_misses;
+  }
+  EXPECT_EQ(exact_misses, 0) << kacc::format_name<Format>() << " on rank " << r;
+  EXPECT_EQ(plain_misses, 0) << kacc::format_name<Format>() << " on rank " << r;
+}
+
+TEST(MpiSpmv, HaloOfAStencilIsOneGridRowPerNeighbour) {
+  const std::int64_t m = 24;
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, m * m);
+  const int r = rank_of_world(), p = ranks_of_world();
+  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
+  const auto A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(grid(m, 1), part));
+  const int neighbours = (r > 0 ? 1 : 0) + (r + 1 < p ? 1 : 0);
+  EXPECT_EQ(A.ghost_count(), neighbours * m);
+  EXPECT_EQ(A.recv_ranks().size(), static_cast<std::size_t>(neighbours));
+  EXPECT_EQ(A.send_ranks().size(), static_cast<std::size_t>(neighbours));
+  EXPECT_EQ(A.send_indices().extent(0), static_cast<std::size_t>(neighbours * m));
+  EXPECT_EQ(A.interior().nnz() + A.boundary().nnz(), rows_of(grid(m, 1), part).nnz());
+}
+
+TEST(MpiSpmv, EqualsOneProcessOnAGrid) {
+  const auto a = grid(37, 2);
+  for (const auto& part :
+       {kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows),
+        kacc::mpi::row_partition::from_local_rows(MPI_COMM_WORLD,
+                                                  rank_of_world() == ranks_of_world() - 1
+                                                      ? a.num_rows - (ranks_of_world() - 1) * 100
+                                                      : 100,
+                                                  a.num_rows)}) {
+    check_spmv<double>(a, part);
+    check_spmv<float>(a, part);
+  }
+}
+
+TEST(MpiSpmv, EqualsOneProcessOnARepositoryMatrix) {
+  const std::string path = std::string(KACC_TEST_MATRIX_DIR) + "/bcsstk13.mtx.gz";
+  const auto a = kacc::sparse::read_matrix_market(path);
+  check_spmv<double>(a, kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows));
+  // And the collective reader gives the same rows.
+  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
+  const auto A = Dist::read_matrix_market(MPI_COMM_WORLD, path);
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
+  EXPECT_EQ(A.interior().nnz() + A.boundary().nnz(), rows_of(a, part).nnz());
+}
+
+TEST(MpiSpmv, AFileOneRankCannotReadFailsOnEveryRank) {
+  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
+  const bool last = rank_of_world() == ranks_of_world() - 1;
+  const std::string path =
+      last ? "/nonexistent/kacc.mtx" : std::string(KACC_TEST_MATRIX_DIR) + "/bcsstk13.mtx.gz";
+  std::string message;
+  try {
+    Dist::read_matrix_market(MPI_COMM_WORLD, path);
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("/nonexistent/kacc.mtx"), std::string::npos) << message;
+  EXPECT_NE(message.find("on rank " + std::to_string(ranks_of_world() - 1)), std::string::npos)
+      << message;
+}
+
+TEST(MpiSpmv, AShortVectorOnOneRankFailsOnEveryRank) {
+  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
+  const auto a = grid(10, 3);
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
+  const auto A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(a, part));
+  const bool last = rank_of_world() == ranks_of_world() - 1;
+  HostVec x("x", A.column_count() - (last ? 1 : 0)), y("y", A.local_rows());
+  std::string message;
+  try {
+    kacc::mpi::spmv(Host(), A, x, y);
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("local rows + ghosts"), std::string::npos) << message;
+}
+
+}  // namespace

@@ -1,0 +1,44 @@
+#pragma once
+// What the MPI tests share: the world's rank and size, and bitwise comparisons across ranks.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace kacc_mpi_testing {
+
+inline int rank_of_world() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+inline int ranks_of_world() {
+  int p = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  return p;
+}
+
+inline std::uint64_t bits_of(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+inline ::testing::AssertionResult same_double(double expected, double actual) {
+  if ((std::isnan(expected) && std::isnan(actual)) || bits_of(expected) == bits_of(actual))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << std::hexfloat << "expected " << expected << ", got " << actual;
+}
+
+// Whether v has the same bits on every rank (NaNs count as equal).
+inline bool same_on_every_rank(double v) {
+  std::uint64_t mine = std::isnan(v) ? 0x7ff8000000000000ull : bits_of(v), lo = 0, hi = 0;
+  MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
+}  // namespace kacc_mpi_testing
