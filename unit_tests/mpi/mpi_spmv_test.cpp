@@ -124,6 +124,18 @@ TEST(MpiSpmv, HaloOfAStencilIsOneGridRowPerNeighbour) {
   EXPECT_EQ(A.send_ranks().size(), static_cast<std::size_t>(neighbours));
   EXPECT_EQ(A.send_indices().extent(0), static_cast<std::size_t>(neighbours * m));
   EXPECT_EQ(A.interior().nnz() + A.boundary().nnz(), rows_of(grid(m, 1), part).nnz());
+  // The ghosts: the grid row before this block, then the one after, in global order.
+  HostVec x("x", A.column_count());
+  for (kacc::index_type i = 0; i < A.local_rows(); ++i) x(i) = double(part.begin(r) + i);
+  kacc::mpi::exchange_ghosts(Host(), A, x);
+  std::vector<double> expected;
+  if (r > 0)
+    for (std::int64_t c = part.begin(r) - m; c < part.begin(r); ++c) expected.push_back(double(c));
+  if (r + 1 < p)
+    for (std::int64_t c = part.end(r); c < part.end(r) + m; ++c) expected.push_back(double(c));
+  std::vector<double> got;
+  for (kacc::index_type g = 0; g < A.ghost_count(); ++g) got.push_back(x(A.local_rows() + g));
+  EXPECT_EQ(got, expected);
 }
 
 TEST(MpiSpmv, EqualsOneProcessOnAGrid) {
@@ -181,6 +193,13 @@ TEST(MpiSpmv, AShortVectorOnOneRankFailsOnEveryRank) {
     message = e.what();
   }
   EXPECT_NE(message.find("local rows + ghosts"), std::string::npos) << message;
+  message.clear();
+  try {
+    kacc::mpi::exchange_ghosts(Host(), A, x);
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("kacc::mpi::exchange_ghosts: x has extent"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 /// @file
 /// kacc::mpi::spmv(exec, A, x, y): y = A x for a row-distributed matrix, the halo exchange
-/// overlapped with the interior rows.
+/// overlapped with the interior rows; kacc::mpi::exchange_ghosts(exec, A, x): the exchange
+/// alone.
 
 #include <kacc/mpi/distributed_csr.hpp>
 #include <kacc/sparse/spmv.hpp>
@@ -12,70 +13,137 @@
 namespace kacc {
 namespace mpi {
 
+/// Where the time of one kacc::mpi::spmv went, in seconds, when the caller asks for it (the
+/// phases are then fenced apart, which costs a little overlap on GPUs).
+struct spmv_profile {
+  double pack = 0;      ///< packing the entries others need, and posting the transfers
+  double interior = 0;  ///< the interior rows, while the halo is in flight
+  double wait = 0;      ///< waiting for the halo after the interior rows (exposed exchange)
+  double boundary = 0;  ///< the boundary rows
+};
+
+namespace Impl {
+
+/// A halo exchange in flight: started by the constructor, completed by finish().
+template <class Matrix, class X>
+class ghost_exchange {
+ public:
+  template <class Exec>
+  ghost_exchange(const Exec& exec, const Matrix& matrix, const X& x)
+      : matrix_(matrix), stored_(kacc::detail::storage_of(x)) {
+    static_assert(!format_traits<storage_t<X>>::is_scaled,
+                  "kacc::mpi: x must not be stored in a scaled format (each rank's block "
+                  "would carry its own scale)");
+    const auto& indices = matrix.send_indices();
+    const auto stored = stored_;
+    buffer_type send("kacc::mpi::halo::send", indices.extent(0));
+    Kokkos::parallel_for(
+        "kacc::mpi::halo::pack", kacc::Impl::range(exec, 0, send.extent(0)),
+        KOKKOS_LAMBDA(const index_type k) { send(k) = stored(indices(k)); });
+    exec.fence();
+    send_host_ = Kokkos::create_mirror_view(send);
+    Kokkos::deep_copy(send_host_, send);
+    ghosts_ = Kokkos::subview(stored_, std::make_pair(matrix.local_rows(), matrix.column_count()));
+    ghosts_host_ = Kokkos::create_mirror_view(ghosts_);
+    const auto& rr = matrix.recv_ranks();
+    const auto& ro = matrix.recv_offsets();
+    requests_.resize(rr.size() + matrix.send_ranks().size());
+    for (std::size_t k = 0; k < rr.size(); ++k) {
+      MPI_Irecv(ghosts_host_.data() + ro[k], bytes(ro[k + 1] - ro[k]), MPI_BYTE, rr[k], tag,
+                matrix.comm(), &requests_[k]);
+    }
+    const auto& sr = matrix.send_ranks();
+    const auto& so = matrix.send_offsets();
+    for (std::size_t k = 0; k < sr.size(); ++k) {
+      MPI_Isend(send_host_.data() + so[k], bytes(so[k + 1] - so[k]), MPI_BYTE, sr[k], tag,
+                matrix.comm(), &requests_[rr.size() + k]);
+    }
+  }
+  ghost_exchange(const ghost_exchange&) = delete;
+  ghost_exchange& operator=(const ghost_exchange&) = delete;
+
+  /// Waits for every transfer and puts the ghosts in place.
+  void finish() {
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    Kokkos::deep_copy(ghosts_, ghosts_host_);
+  }
+
+ private:
+  using stored_view = decltype(kacc::detail::storage_of(std::declval<X>()));
+  using stored_type = typename stored_view::non_const_value_type;
+  using buffer_type = Kokkos::View<stored_type*, typename stored_view::memory_space>;
+  using ghosts_type = decltype(Kokkos::subview(std::declval<stored_view>(),
+                                               std::make_pair(index_type(0), index_type(0))));
+  /// The tag of kacc's halo messages.
+  static constexpr int tag = 0x6b61;
+  static int bytes(index_type count) { return static_cast<int>(count * sizeof(stored_type)); }
+
+  const Matrix& matrix_;
+  stored_view stored_;
+  typename buffer_type::HostMirror send_host_;
+  ghosts_type ghosts_;
+  typename ghosts_type::HostMirror ghosts_host_;
+  std::vector<MPI_Request> requests_;
+};
+
+template <class Matrix, class X>
+void check_column_vector(const char* function, const Matrix& matrix, const X& x) {
+  static_assert(is_view_v<X> && X::rank == 1, "kacc::mpi: x must be a rank-1 view");
+  agree(matrix.comm(), x.extent(0) == static_cast<std::size_t>(matrix.column_count())
+                           ? std::string()
+                           : std::string(function) + ": x has extent " +
+                                 std::to_string(x.extent(0)) + "; this rank needs " +
+                                 std::to_string(matrix.column_count()) + " (local rows + ghosts)");
+}
+
+}  // namespace Impl
+
+/// Fills the ghosts of the column vector x (its entries after the first A.local_rows()) with
+/// the other ranks' entries, as stored (nothing is rounded). Collective. x has extent
+/// A.column_count(); scaled formats are refused at compile time. MPI sees host memory: when x
+/// is not host-accessible, the halo is staged through host buffers.
+template <class Exec, class A, class F, class D, class X>
+void exchange_ghosts(const Exec& exec, const distributed_csr<A, F, D>& matrix, const X& x) {
+  Impl::check_column_vector("kacc::mpi::exchange_ghosts", matrix, x);
+  Impl::ghost_exchange<distributed_csr<A, F, D>, X>(exec, matrix, x).finish();
+}
+
 /// y = A x on every rank of A.comm(). Collective.
 ///
-/// x is a column vector of this rank: extent A.column_count(), its first A.local_rows()
-/// entries this rank's block of x (set by the caller); spmv fills the rest, the ghosts, from
-/// the other ranks (x's storage is exchanged as stored, so nothing is rounded; scaled formats
-/// are refused at compile time because each rank's block would carry its own scale). y has
-/// extent A.local_rows(). Order of work: the entries the other ranks need are packed in exec,
-/// the non-blocking receives and sends are posted, the interior rows are multiplied, the
-/// exchange is completed, then the boundary rows are added. MPI sees host memory: when x is
-/// not host-accessible, the halo is staged through host buffers. Arith and Acc as in
-/// kacc::sparse::spmv; each row is summed in its global column order, so with
-/// `kacc::exact<double>` y is bitwise the same for every rank count (a boundary row that sums
-/// to -0 gives +0: it is added to the interior pass's +0).
+/// x is a column vector of this rank (see exchange_ghosts): its first A.local_rows() entries
+/// are this rank's block of x, set by the caller; spmv fills the ghosts. y has extent
+/// A.local_rows(). The entries the other ranks need are packed in exec, the non-blocking
+/// receives and sends posted, the interior rows multiplied, the exchange completed, then the
+/// boundary rows added. Arith and Acc as in kacc::sparse::spmv; each row is summed in its
+/// global column order, so with `kacc::exact<double>` y is bitwise the same for every rank
+/// count (a boundary row that sums to -0 gives +0: it is added to the interior pass's +0).
+/// With `profile`, the phases are fenced apart and timed.
 template <class Arith = void, class Acc = void, class Exec, class A, class F, class D, class X,
           class Y>
-void spmv(const Exec& exec, const distributed_csr<A, F, D>& matrix, const X& x, const Y& y) {
-  static_assert(is_view_v<X> && X::rank == 1, "kacc::mpi::spmv: x must be a rank-1 view");
-  static_assert(!format_traits<storage_t<X>>::is_scaled,
-                "kacc::mpi::spmv: x must not be stored in a scaled format (each rank's block "
-                "would carry its own scale)");
-  Impl::agree(matrix.comm(),
-              x.extent(0) == static_cast<std::size_t>(matrix.column_count()) &&
-                      y.extent(0) == static_cast<std::size_t>(matrix.local_rows())
-                  ? std::string()
-                  : "kacc::mpi::spmv: x has extent " + std::to_string(x.extent(0)) + " and y " +
-                        std::to_string(y.extent(0)) + "; this rank needs x of " +
-                        std::to_string(matrix.column_count()) + " (local rows + ghosts) and y of " +
-                        std::to_string(matrix.local_rows()));
-  const auto stored = kacc::detail::storage_of(x);
-  using stored_type = typename decltype(stored)::non_const_value_type;
-  using buffer_type = Kokkos::View<stored_type*, typename decltype(stored)::memory_space>;
-  const index_type n_local = matrix.local_rows();
-  const auto& send_indices = matrix.send_indices();
-  buffer_type send("kacc::mpi::spmv::send", send_indices.extent(0));
-  Kokkos::parallel_for(
-      "kacc::mpi::spmv::pack", kacc::Impl::range(exec, 0, send.extent(0)),
-      KOKKOS_LAMBDA(const index_type k) { send(k) = stored(send_indices(k)); });
-  exec.fence();
-  auto send_host = Kokkos::create_mirror_view(send);
-  Kokkos::deep_copy(send_host, send);
-  auto ghosts = Kokkos::subview(stored, std::make_pair(n_local, matrix.column_count()));
-  auto ghosts_host = Kokkos::create_mirror_view(ghosts);
-
-  const auto bytes = [](index_type count) { return static_cast<int>(count * sizeof(stored_type)); };
-  std::vector<MPI_Request> requests;
-  const auto& rr = matrix.recv_ranks();
-  const auto& ro = matrix.recv_offsets();
-  for (std::size_t k = 0; k < rr.size(); ++k) {
-    requests.emplace_back();
-    MPI_Irecv(ghosts_host.data() + ro[k], bytes(ro[k + 1] - ro[k]), MPI_BYTE, rr[k], 0,
-              matrix.comm(), &requests.back());
-  }
-  const auto& sr = matrix.send_ranks();
-  const auto& so = matrix.send_offsets();
-  for (std::size_t k = 0; k < sr.size(); ++k) {
-    requests.emplace_back();
-    MPI_Isend(send_host.data() + so[k], bytes(so[k + 1] - so[k]), MPI_BYTE, sr[k], 0, matrix.comm(),
-              &requests.back());
-  }
+void spmv(const Exec& exec, const distributed_csr<A, F, D>& matrix, const X& x, const Y& y,
+          spmv_profile* profile = nullptr) {
+  Impl::check_column_vector("kacc::mpi::spmv", matrix, x);
+  Impl::agree(matrix.comm(), y.extent(0) == static_cast<std::size_t>(matrix.local_rows())
+                                 ? std::string()
+                                 : "kacc::mpi::spmv: y has extent " + std::to_string(y.extent(0)) +
+                                       "; this rank has " + std::to_string(matrix.local_rows()) +
+                                       " rows");
+  Kokkos::Timer timer;
+  const auto lap = [&](double spmv_profile::*phase) {
+    if (!profile) return;
+    exec.fence();
+    profile->*phase = timer.seconds();
+    timer.reset();
+  };
+  Impl::ghost_exchange<distributed_csr<A, F, D>, X> halo(exec, matrix, x);
+  lap(&spmv_profile::pack);
   sparse::spmv<Arith, Acc>(exec, "N", 1.0, matrix.interior(), x, 0.0, y);
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  Kokkos::deep_copy(ghosts, ghosts_host);
+  lap(&spmv_profile::interior);
+  halo.finish();
+  lap(&spmv_profile::wait);
   sparse::spmv<Arith, Acc>(exec, "N", 1.0, matrix.boundary(), x, 1.0, y);
   exec.fence();
+  lap(&spmv_profile::boundary);
 }
 
 }  // namespace mpi

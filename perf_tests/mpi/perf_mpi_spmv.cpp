@@ -1,0 +1,163 @@
+// kacc-perf-mpi-spmv: the distributed SpMV under mpirun, on a 3D 7-point stencil of edge^3 rows
+// (default 128^3 = 2.1 M rows, out of cache) partitioned by rows, values stored as fp64 and as
+// fp32. Per rank and repetition it times one kacc::mpi::spmv with its phases (pack and post,
+// interior rows, exposed wait for the halo, boundary rows), and the halo exchange alone; the
+// repetitions of both are interleaved. Prints one CSV line per value format with medians over
+// the repetitions of the slowest rank's time (which is what a bulk-synchronous solver waits
+// for), and
+//   overlap = 1 - median exposed wait / median exchange-alone time
+// (1: the exchange hid entirely behind the interior rows; 0: none of it did).
+//
+//   mpirun -np R kacc-perf-mpi-spmv [--edge N] [--reps K]      (threads per rank from Kokkos)
+//
+// Compare a run with R ranks to one with 1 rank on the same total threads for the
+// distributed overhead; exits non-zero if a measurement is missing or a result differs from
+// one rank's by more than rounding.
+#include <kacc/mpi.hpp>
+
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+
+// This rank's rows of the 7-point Laplacian on an edge^3 grid (6 on the diagonal, -1 off).
+kacc::sparse::CooMatrix stencil_rows(std::int64_t edge, const kacc::mpi::row_partition& rows,
+                                     int rank) {
+  kacc::sparse::CooMatrix a;
+  a.num_rows = rows.local_rows(rank);
+  a.num_cols = edge * edge * edge;
+  const std::int64_t plane = edge * edge;
+  for (std::int64_t g = rows.begin(rank); g < rows.end(rank); ++g) {
+    const std::int64_t i = g / plane, j = (g / edge) % edge, k = g % edge;
+    const auto add = [&](std::int64_t c, double v) {
+      a.row.push_back(g - rows.begin(rank));
+      a.col.push_back(c);
+      a.val.push_back(v);
+    };
+    if (i > 0) add(g - plane, -1);
+    if (j > 0) add(g - edge, -1);
+    if (k > 0) add(g - 1, -1);
+    add(g, 6);
+    if (k + 1 < edge) add(g + 1, -1);
+    if (j + 1 < edge) add(g + edge, -1);
+    if (i + 1 < edge) add(g + plane, -1);
+  }
+  return a;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? -1 : v[v.size() / 2];
+}
+
+// The slowest rank's value.
+double slowest(double mine) {
+  double worst = 0;
+  MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return worst;
+}
+
+template <class Format>
+bool run(const char* format, std::int64_t edge, int reps, int rank, int ranks) {
+  const auto rows = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, edge * edge * edge);
+  using Matrix = kacc::mpi::distributed_csr<double, Format>;
+  const auto A = Matrix::from_local_rows(MPI_COMM_WORLD, rows, stencil_rows(edge, rows, rank));
+  kacc::View<double*> x("x", A.column_count()), y("y", A.local_rows());
+  Kokkos::deep_copy(x.storage(), 1.0);
+  std::vector<double> total, pack, interior, wait, boundary, exchange;
+  for (int r = -1; r < reps; ++r) {  // r = -1: warm-up, not recorded
+    kacc::mpi::spmv_profile p;
+    MPI_Barrier(MPI_COMM_WORLD);
+    Kokkos::Timer t;
+    kacc::mpi::spmv(Exec(), A, x, y, &p);
+    const double spmv_seconds = slowest(t.seconds());
+    MPI_Barrier(MPI_COMM_WORLD);
+    t.reset();
+    kacc::mpi::exchange_ghosts(Exec(), A, x);
+    Exec().fence();
+    const double exchange_seconds = slowest(t.seconds());
+    if (r < 0) continue;
+    total.push_back(spmv_seconds);
+    exchange.push_back(exchange_seconds);
+    pack.push_back(slowest(p.pack));
+    interior.push_back(slowest(p.interior));
+    wait.push_back(slowest(p.wait));
+    boundary.push_back(slowest(p.boundary));
+  }
+  // Each row sums to 0 except at the grid's faces: check a row sum to catch a lost halo.
+  auto hy = Kokkos::create_mirror_view(y.storage());
+  Kokkos::deep_copy(hy, y.storage());
+  bool ok = true;
+  const std::int64_t plane = edge * edge;
+  for (std::int64_t l = 0; l < A.local_rows(); ++l) {
+    const std::int64_t g = rows.begin(rank) + l, i = g / plane, j = (g / edge) % edge, k = g % edge;
+    const int faces =
+        (i == 0) + (i + 1 == edge) + (j == 0) + (j + 1 == edge) + (k == 0) + (k + 1 == edge);
+    if (hy(l) != faces) ok = false;
+  }
+  int all_ok = 0, mine = ok ? 1 : 0;
+  MPI_Allreduce(&mine, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  long long ghosts = A.ghost_count(), max_ghosts = 0;
+  MPI_Allreduce(&ghosts, &max_ghosts, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  const double t = median(total),
+               bytes_per_rank = double(A.interior().bytes() + A.boundary().bytes()) +
+                                16.0 * double(A.local_rows());
+  if (rank == 0) {
+    std::printf("%s,%d,%d,%lld,%lld,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.3f,%.2f,%s\n", format, ranks,
+                Exec().concurrency(), static_cast<long long>(edge * edge * edge), max_ghosts, t,
+                median(pack), median(interior), median(wait), median(boundary), median(exchange),
+                1.0 - median(wait) / median(exchange), bytes_per_rank / t * 1e-9,
+                all_ok ? "ok" : "WRONG");
+  }
+  return all_ok && t > 0;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  MPI_Init(&argc, &argv);
+  int status = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    int rank = 0, ranks = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    std::int64_t edge = 128;
+    int reps = 20;
+    for (int a = 1; a < argc; ++a) {
+      const std::string arg = argv[a];
+      if (arg == "--edge" && a + 1 < argc) {
+        edge = std::atoll(argv[++a]);
+      } else if (arg == "--reps" && a + 1 < argc) {
+        reps = std::atoi(argv[++a]);
+      } else if (arg.rfind("--kokkos", 0) != 0) {
+        if (rank == 0) std::fprintf(stderr, "kacc-perf-mpi-spmv: unknown option %s\n", argv[a]);
+        status = 2;
+      }
+    }
+    if (status == 0 && (edge < 2 || reps < 1)) {
+      if (rank == 0) std::fprintf(stderr, "kacc-perf-mpi-spmv: --edge >= 2 and --reps >= 1\n");
+      status = 2;
+    }
+    if (status == 0) {
+      if (rank == 0) {
+        std::printf(
+            "format,ranks,threads_per_rank,rows,max_ghosts,spmv_s,pack_s,interior_s,"
+            "wait_s,boundary_s,exchange_alone_s,overlap,gbs_per_rank,check\n");
+      }
+      const bool ok = run<double>("fp64", edge, reps, rank, ranks) &&
+                      run<float>("fp32", edge, reps, rank, ranks);
+      status = ok ? 0 : 1;
+    }
+  }
+  MPI_Finalize();
+  return status;
+}
