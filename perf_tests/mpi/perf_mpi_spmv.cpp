@@ -10,6 +10,9 @@
 //
 //   mpirun -np R kacc-perf-mpi-spmv [--edge N] [--reps K]      (threads per rank from Kokkos)
 //
+// Then, with 2 or more ranks, a ping-pong between ranks 0 and 1: one-way time and bandwidth
+// per message size (the alpha and beta of docs/scaling-model.md).
+//
 // Compare a run with R ranks to one with 1 rank on the same total threads for the
 // distributed overhead; exits non-zero if a measurement is missing or a result differs from
 // one rank's by more than rounding.
@@ -120,6 +123,30 @@ bool run(const char* format, std::int64_t edge, int reps, int rank, int ranks) {
   return all_ok && t > 0;
 }
 
+// Latency and bandwidth between ranks 0 and 1 (ping-pong, medians of 200 round trips):
+// one line per message size, for the scaling model's alpha and beta.
+void ping_pong(int rank, int ranks) {
+  if (ranks < 2) return;
+  if (rank == 0) std::printf("\nmessage_bytes,one_way_s,gbs\n");
+  for (int bytes : {8, 1 << 12, 1 << 16, 1 << 20}) {
+    std::vector<char> buffer(static_cast<std::size_t>(bytes));
+    std::vector<double> trip;
+    for (int r = -10; r < 200; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      Kokkos::Timer t;
+      if (rank == 0) {
+        MPI_Send(buffer.data(), bytes, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+        MPI_Recv(buffer.data(), bytes, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else if (rank == 1) {
+        MPI_Recv(buffer.data(), bytes, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buffer.data(), bytes, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+      }
+      if (r >= 0) trip.push_back(t.seconds() / 2);
+    }
+    if (rank == 0) std::printf("%d,%.3e,%.2f\n", bytes, median(trip), bytes / median(trip) * 1e-9);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -156,6 +183,7 @@ int main(int argc, char* argv[]) {
       const bool ok = run<double>("fp64", edge, reps, rank, ranks) &&
                       run<float>("fp32", edge, reps, rank, ranks);
       status = ok ? 0 : 1;
+      ping_pong(rank, ranks);
     }
   }
   MPI_Finalize();
