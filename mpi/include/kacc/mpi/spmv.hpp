@@ -24,6 +24,15 @@ struct spmv_profile {
 
 namespace Impl {
 
+/// send(k) = stored(indices(k)) in exec, fenced.
+template <class Exec, class Indices, class Stored, class Buffer>
+void pack(const Exec& exec, const Indices& indices, const Stored& stored, const Buffer& send) {
+  Kokkos::parallel_for(
+      "kacc::mpi::halo::pack", kacc::Impl::range(exec, 0, send.extent(0)),
+      KOKKOS_LAMBDA(const index_type k) { send(k) = stored(indices(k)); });
+  exec.fence();
+}
+
 /// A halo exchange in flight: started by the constructor, completed by finish().
 template <class Matrix, class X>
 class ghost_exchange {
@@ -34,13 +43,8 @@ class ghost_exchange {
     static_assert(!format_traits<storage_t<X>>::is_scaled,
                   "kacc::mpi: x must not be stored in a scaled format (each rank's block "
                   "would carry its own scale)");
-    const auto& indices = matrix.send_indices();
-    const auto stored = stored_;
-    buffer_type send("kacc::mpi::halo::send", indices.extent(0));
-    Kokkos::parallel_for(
-        "kacc::mpi::halo::pack", kacc::Impl::range(exec, 0, send.extent(0)),
-        KOKKOS_LAMBDA(const index_type k) { send(k) = stored(indices(k)); });
-    exec.fence();
+    buffer_type send("kacc::mpi::halo::send", matrix.send_indices().extent(0));
+    pack(exec, matrix.send_indices(), stored_, send);
     send_host_ = Kokkos::create_mirror_view(send);
     Kokkos::deep_copy(send_host_, send);
     ghosts_ = Kokkos::subview(stored_, std::make_pair(matrix.local_rows(), matrix.column_count()));
