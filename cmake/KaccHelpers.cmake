@@ -45,3 +45,24 @@ function(kacc_require option what found hint)
     message(FATAL_ERROR "${option} is ON but ${what} was not found. ${hint}")
   endif()
 endfunction()
+
+# kacc_add_mpi_test(name RANKS r THREADS t [TIMEOUT s] LABELS l ... COMMAND exe arg ...)
+# Runs `exe arg ...` under mpirun with r ranks of t OpenMP threads each, oversubscribing the
+# cores (CI machines have 2) and allowed as root (Open MPI refuses root otherwise). The timeout
+# (default 60 s) turns a rank left waiting in a collective into a failure, not a hung run.
+function(kacc_add_mpi_test name)
+  cmake_parse_arguments(arg "" "RANKS;THREADS;TIMEOUT" "LABELS;COMMAND" ${ARGN})
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 60)
+  endif()
+  set(flags --oversubscribe)
+  execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(uid STREQUAL "0")
+    list(APPEND flags --allow-run-as-root)
+  endif()
+  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${flags}
+                                ${MPIEXEC_PREFLAGS} ${arg_COMMAND})
+  set_tests_properties(${name} PROPERTIES LABELS "${arg_LABELS}" TIMEOUT ${arg_TIMEOUT}
+                       PROCESSORS ${arg_RANKS}
+                       ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=${arg_THREADS}")
+endfunction()
