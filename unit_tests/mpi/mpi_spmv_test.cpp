@@ -124,6 +124,8 @@ TEST(MpiSpmv, HaloOfAStencilIsOneGridRowPerNeighbour) {
   EXPECT_EQ(A.send_ranks().size(), static_cast<std::size_t>(neighbours));
   EXPECT_EQ(A.send_indices().extent(0), static_cast<std::size_t>(neighbours * m));
   EXPECT_EQ(A.interior().nnz() + A.boundary().nnz(), rows_of(grid(m, 1), part).nnz());
+  EXPECT_EQ(A.boundary().num_rows(), neighbours * m);  // one grid row next to each neighbour
+  EXPECT_EQ(A.boundary_rows().extent(0), static_cast<std::size_t>(neighbours * m));
   // The ghosts: the grid row before this block, then the one after, in global order.
   HostVec x("x", A.column_count());
   for (kacc::index_type i = 0; i < A.local_rows(); ++i) x(i) = double(part.begin(r) + i);

@@ -19,16 +19,18 @@ namespace mpi {
 /// a column vector of extent column_count() = local_rows() + ghost_count(): first this rank's
 /// block of x, then the ghosts, the entries of x owned by other ranks that these rows need,
 /// in increasing global column (so grouped by owning rank). Rows with no ghost column are
-/// interior and multiply while the halo is in flight; the others are boundary rows. Each kind
-/// is a kacc::sparse::CsrMatrix over all local rows (the other kind's rows empty), whose rows
-/// keep their entries in global column order.
+/// interior and multiply while the halo is in flight; the others are boundary rows. The
+/// interior part is a kacc::sparse::CsrMatrix over all local rows (boundary rows empty), the
+/// boundary part one over the boundary rows only (boundary_rows() names them), so a product
+/// moves the bytes of one local SpMV plus the halo. Rows keep their entries in global column
+/// order.
 template <class Arith, class Format = Arith,
           class Device = typename Kokkos::DefaultExecutionSpace::device_type>
 class distributed_csr {
  public:
   /// The CSR type of the local parts (64-bit offsets, 32-bit local columns).
   using local_matrix_type = sparse::CsrMatrix<Arith, Format, int, std::int64_t, Device>;
-  /// Local indices of the entries sent to one rank (device side, for packing).
+  /// Local row indices on the device: the entries sent (for packing), the boundary rows.
   using index_view_type = Kokkos::View<int*, typename local_matrix_type::device_type>;
 
   /// Collective. `local` holds this rank's rows of a global_rows x global_cols matrix: row
@@ -86,17 +88,28 @@ class distributed_csr {
     };
     for (std::size_t k = 0; k < local.nnz(); ++k)
       if (column_of(local.col[k]) >= n_local) boundary[static_cast<std::size_t>(local.row[k])] = 1;
+    // boundary[i]: 0 for an interior row, else 1 + its row in the boundary part.
+    std::vector<int> boundary_rows;
+    for (index_type i = 0; i < n_local; ++i)
+      if (boundary[static_cast<std::size_t>(i)]) {
+        boundary_rows.push_back(static_cast<int>(i));
+        boundary[static_cast<std::size_t>(i)] = static_cast<int>(boundary_rows.size());
+      }
     sparse::CooMatrix part[2];
-    for (auto& p : part) {
-      p.num_rows = n_local;
-      p.num_cols = n_local + d.ghosts_;
-    }
+    part[0].num_rows = n_local;
+    part[1].num_rows = static_cast<std::int64_t>(boundary_rows.size());
+    for (auto& p : part) p.num_cols = n_local + d.ghosts_;
     for (std::size_t k : order) {
-      auto& p = part[boundary[static_cast<std::size_t>(local.row[k])]];
-      p.row.push_back(local.row[k]);
+      const int b = boundary[static_cast<std::size_t>(local.row[k])];
+      auto& p = part[b ? 1 : 0];
+      p.row.push_back(b ? b - 1 : local.row[k]);
       p.col.push_back(column_of(local.col[k]));
       p.val.push_back(local.val[k]);
     }
+    d.boundary_rows_ = index_view_type("kacc::mpi::boundary_rows", boundary_rows.size());
+    auto rows_host = Kokkos::create_mirror_view(d.boundary_rows_);
+    for (std::size_t k = 0; k < boundary_rows.size(); ++k) rows_host(k) = boundary_rows[k];
+    Kokkos::deep_copy(d.boundary_rows_, rows_host);
     d.interior_ = sparse::make_csr<Arith, Format, int, std::int64_t, Device>(part[0]);
     d.boundary_ = sparse::make_csr<Arith, Format, int, std::int64_t, Device>(part[1]);
     return d;
@@ -144,10 +157,12 @@ class distributed_csr {
   index_type ghost_count() const { return ghosts_; }
   /// Extent of a column vector: local_rows() + ghost_count().
   index_type column_count() const { return local_rows() + ghosts_; }
-  /// Rows whose columns are all local (other rows empty).
+  /// The rows whose columns are all local; boundary rows empty.
   const local_matrix_type& interior() const { return interior_; }
-  /// Rows with at least one ghost column (other rows empty).
+  /// The rows with at least one ghost column, in increasing local row order.
   const local_matrix_type& boundary() const { return boundary_; }
+  /// The local row of each row of boundary().
+  const index_view_type& boundary_rows() const { return boundary_rows_; }
 
   /// The ranks this rank receives ghosts from, and where each one's ghosts start in the ghost
   /// part (recv_offsets has one entry more).
@@ -207,7 +222,7 @@ class distributed_csr {
   local_matrix_type interior_, boundary_;
   std::vector<int> recv_ranks_, send_ranks_;
   std::vector<index_type> recv_offsets_, send_offsets_;
-  index_view_type send_indices_;
+  index_view_type send_indices_, boundary_rows_;
 };
 
 }  // namespace mpi

@@ -24,6 +24,14 @@ struct spmv_profile {
 
 namespace Impl {
 
+/// y(rows(k)) = values(k) in exec.
+template <class Exec, class Rows, class Values, class Y>
+void scatter(const Exec& exec, const Rows& rows, const Values& values, const Y& y) {
+  Kokkos::parallel_for(
+      "kacc::mpi::spmv::scatter", kacc::Impl::range(exec, 0, rows.extent(0)),
+      KOKKOS_LAMBDA(const index_type k) { y(rows(k)) = values(k); });
+}
+
 /// send(k) = stored(indices(k)) in exec, fenced.
 template <class Exec, class Indices, class Stored, class Buffer>
 void pack(const Exec& exec, const Indices& indices, const Stored& stored, const Buffer& send) {
@@ -118,10 +126,10 @@ void exchange_ghosts(const Exec& exec, const distributed_csr<A, F, D>& matrix, c
 /// are this rank's block of x, set by the caller; spmv fills the ghosts. y has extent
 /// A.local_rows(). The entries the other ranks need are packed in exec, the non-blocking
 /// receives and sends posted, the interior rows multiplied, the exchange completed, then the
-/// boundary rows added. Arith and Acc as in kacc::sparse::spmv; each row is summed in its
-/// global column order, so with `kacc::exact<double>` y is bitwise the same for every rank
-/// count (a boundary row that sums to -0 gives +0: it is added to the interior pass's +0).
-/// With `profile`, the phases are fenced apart and timed.
+/// boundary rows multiplied into a buffer in the arithmetic type and copied to their places in
+/// y. Arith and Acc as in kacc::sparse::spmv; each row is summed in its global column order
+/// and rounded into y once, as on one process, so with `kacc::exact<double>` y is bitwise the
+/// same for every rank count. With `profile`, the phases are fenced apart and timed.
 template <class Arith = void, class Acc = void, class Exec, class A, class F, class D, class X,
           class Y>
 void spmv(const Exec& exec, const distributed_csr<A, F, D>& matrix, const X& x, const Y& y,
@@ -145,7 +153,13 @@ void spmv(const Exec& exec, const distributed_csr<A, F, D>& matrix, const X& x, 
   lap(&spmv_profile::interior);
   halo.finish();
   lap(&spmv_profile::wait);
-  sparse::spmv<Arith, Acc>(exec, "N", 1.0, matrix.boundary(), x, 1.0, y);
+  using T = std::conditional_t<std::is_void<Arith>::value,
+                               std::common_type_t<A, arithmetic_t<X>, arithmetic_t<Y>>, Arith>;
+  Kokkos::View<T*, typename Y::memory_space> boundary_y(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::mpi::spmv::boundary_y"),
+      matrix.boundary().num_rows());
+  sparse::spmv<T, Acc>(exec, "N", 1.0, matrix.boundary(), x, 0.0, boundary_y);
+  Impl::scatter(exec, matrix.boundary_rows(), boundary_y, y);
   exec.fence();
   lap(&spmv_profile::boundary);
 }
