@@ -4,7 +4,6 @@
 /// computed in the common arithmetic type (or Arith) and accumulated in Acc.
 
 #include <kacc/blas/impl/rows_times.hpp>
-#include <kacc/core/exact_lanes.hpp>
 
 namespace kacc {
 namespace blas {
@@ -44,7 +43,7 @@ Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
             kacc::Impl::load_block<L>(y, i, ys);
             lanes.add_products(xs, ys);
           }
-          for (; i < i1; ++i) lanes.rest.add_product(convert<T>(x(i)), convert<T>(y(i)));
+          for (; i < i1; ++i) lanes.add_product(convert<T>(x(i)), convert<T>(y(i)));
           lanes.add_into(sum);
         },
         kacc::Impl::sum_reducer<Acc>(result));

@@ -6,6 +6,7 @@
 /// are read as `convert<Arith>(v(i))`, so plain and kacc views share the source.
 
 #include <kacc/blas/detail.hpp>
+#include <kacc/core/exact_lanes.hpp>
 
 namespace kacc {
 namespace blas {
@@ -105,6 +106,24 @@ template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
   using traits = accumulator_traits<Acc>;
+  if constexpr (kacc::Impl::uses_exact_lanes_v<Acc, Arith>) {
+    Kokkos::parallel_for(
+        label, kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
+          kacc::Impl::exact_lanes<host_lanes> lanes;
+          index_type k = k0;
+          for (; k + host_lanes <= k1; k += host_lanes) {
+            Arith ms[host_lanes], xs[host_lanes];
+            m.template load_along_k<host_lanes>(i, k, ms);
+            kacc::Impl::load_block<host_lanes>(x, k, xs);
+            lanes.add_products(ms, xs);
+          }
+          for (; k < k1; ++k) lanes.add_product(convert<Arith>(m(i, k)), convert<Arith>(x(k)));
+          Acc sum = traits::zero();
+          lanes.add_into(sum);
+          out(i, static_cast<Arith>(traits::result(sum)));
+        });
+    return;
+  }
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
         Acc lane[host_lanes];
@@ -123,6 +142,58 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
       });
 }
 
+/// The host axpy shape with kacc::exact<double>: each thread owns a chunk of rows and takes
+/// them host_lanes at a time, their exact sums side by side (exact_lanes, one lane per row),
+/// walking all columns for one group so its expansions stay in registers; a group reads
+/// whole cache lines of each column.
+template <class Arith, class Exec, class M, class X, class Out>
+void rows_axpy_host_exact(const std::string& label, const Exec& exec, const M& m, index_type i0,
+                          index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
+  constexpr int L = host_lanes;
+  constexpr index_type chunk = 16 * L;
+  const index_type chunks = (i1 - i0 + chunk - 1) / chunk;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type c) {
+        const index_type r0 = i0 + c * chunk;
+        const index_type r1 = r0 + chunk < i1 ? r0 + chunk : i1;
+        const int groups = static_cast<int>((r1 - r0 + L - 1) / L);
+        for (int g = 0; g < groups; ++g) {
+          kacc::Impl::exact_lanes<L, true> sums;
+          const index_type g0 = r0 + g * L;
+          // Rows past r1 read as zero and are never written.
+          const auto entry = [&](int l, index_type k) {
+            return g0 + l < r1 ? convert<Arith>(m(g0 + l, k)) : Arith(0);
+          };
+          index_type k = k0;
+          for (; k + 4 <= k1; k += 4) {
+            for (int j = 0; j < 4; ++j) {
+              const Arith xk = convert<Arith>(x(k + j));
+              Arith ms[L], xs[L];
+              for (int l = 0; l < L; ++l) {
+                ms[l] = entry(l, k + j);
+                xs[l] = xk;
+              }
+              sums.add_products(ms, xs);
+            }
+          }
+          for (; k < k1; ++k) {
+            const Arith xk = convert<Arith>(x(k));
+            Arith ms[L], xs[L];
+            for (int l = 0; l < L; ++l) {
+              ms[l] = entry(l, k);
+              xs[l] = xk;
+            }
+            sums.add_products(ms, xs);
+          }
+          for (int l = 0; l < L && g0 + l < r1; ++l) {
+            exact<double> row;
+            sums.add_lane_into(l, row);
+            out(g0 + l, static_cast<Arith>(row.value()));
+          }
+        }
+      });
+}
+
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
 /// time, streaming contiguous memory instead of reading each row with a stride. No block
 /// loads: this loop reduces nothing along the rows, so compilers vectorise the scalar
@@ -131,6 +202,10 @@ template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                     index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
   using traits = accumulator_traits<Acc>;
+  if constexpr (kacc::Impl::uses_exact_lanes_v<Acc, Arith>) {
+    rows_axpy_host_exact<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
+    return;
+  }
   const index_type rows = i1 - i0;
   const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
   index_type chunk = (rows + 2 * threads - 1) / (2 * threads);
