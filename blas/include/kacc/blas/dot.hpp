@@ -59,6 +59,16 @@ Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
           for (int l = 0; l < L; ++l) lane[l] = traits::zero();
           index_type i = i0;
           i = dot_staged<T>(x, y, i, i1, lane);
+          if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, T>) {
+            kacc::Impl::double_double_lanes<L> lanes(lane);
+            for (; i + L <= i1; i += L) {
+              T xs[L], ys[L];
+              kacc::Impl::load_block<L>(x, i, xs);
+              kacc::Impl::load_block<L>(y, i, ys);
+              lanes.add_products(xs, ys);
+            }
+            lanes.store(lane);
+          }
           for (; i + L <= i1; i += L)
             for (int l = 0; l < L; ++l)
               traits::add_product(lane[l], convert<T>(x(i + l)), convert<T>(y(i + l)));

@@ -50,12 +50,16 @@ struct double_double {
   KOKKOS_INLINE_FUNCTION explicit operator float() const { return static_cast<float>(hi); }
 
   /// Normalises the sum s + e with |s| >= |e| (or s = 0); non-finite s passes through.
-  /// Selects rather than branches, so loops of additions vectorise.
+  /// Bit-mask selects rather than branches or ?:, which GCC keeps as branches under
+  /// -ftrapping-math, so loops of additions vectorise.
   KOKKOS_INLINE_FUNCTION static double_double renormalize(double s, double e) {
     double h, l;
     eft::fast_two_sum(s, e, h, l);
-    const bool finite = s - s == 0;
-    return double_double(finite ? h : s, finite ? l : 0.0);
+    const std::uint64_t finite = std::uint64_t{0} - static_cast<std::uint64_t>(s - s == 0);
+    const std::uint64_t hi_bits =
+        (kacc::bit_cast<std::uint64_t>(h) & finite) | (kacc::bit_cast<std::uint64_t>(s) & ~finite);
+    return double_double(kacc::bit_cast<double>(hi_bits),
+                         kacc::bit_cast<double>(kacc::bit_cast<std::uint64_t>(l) & finite));
   }
 
   /// Adds y (Alg. 6).
@@ -283,6 +287,49 @@ struct accumulator_traits<double_double> {
   KOKKOS_INLINE_FUNCTION static double_double result(const double_double& acc) { return acc; }
   static constexpr bool is_plain = false;
 };
+
+namespace Impl {
+
+/// Whether host loops accumulating in Acc with arithmetic T use double_double_lanes.
+template <class Acc, class T>
+inline constexpr bool uses_double_double_lanes_v =
+    std::is_same<Acc, double_double>::value&& std::is_same<T, double>::value;
+
+/// W double_double sums side by side (his and los in arrays of their own), so that adding W
+/// products, each by accumulator_traits<double_double>::add_product's steps, is one loop the
+/// compiler vectorises; the same operations per lane, so the same bits as W separate sums.
+template <int W>
+struct double_double_lanes {
+  /// The sums' leading parts.
+  double hi[W];
+  /// The sums' trailing parts.
+  double lo[W];
+
+  /// Starts from the sums lane[0 .. W).
+  KOKKOS_INLINE_FUNCTION explicit double_double_lanes(const double_double* lane) {
+    for (int l = 0; l < W; ++l) {
+      hi[l] = lane[l].hi;
+      lo[l] = lane[l].lo;
+    }
+  }
+  /// Adds a[l] b[l] to sum l (FMA TwoProduct, then Alg. 6).
+  KOKKOS_INLINE_FUNCTION void add_products(const double* a, const double* b) {
+    for (int l = 0; l < W; ++l) {
+      double p, e;
+      eft::two_prod(a[l], b[l], p, e);
+      double_double sum(hi[l], lo[l]);
+      sum += double_double(p, e);
+      hi[l] = sum.hi;
+      lo[l] = sum.lo;
+    }
+  }
+  /// Writes the sums back to lane[0 .. W).
+  KOKKOS_INLINE_FUNCTION void store(double_double* lane) const {
+    for (int l = 0; l < W; ++l) lane[l] = double_double(hi[l], lo[l]);
+  }
+};
+
+}  // namespace Impl
 
 template <>
 struct accumulator_name<double_double> {

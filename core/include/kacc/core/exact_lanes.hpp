@@ -10,14 +10,7 @@
 /// exact, so the sum is the same exact sum, however it is split.
 
 #include <kacc/core/exact.hpp>
-
-// Asks the host compiler to vectorise the loop that follows across its lanes; nothing on
-// device passes, where each thread runs its lanes one by one.
-#if defined(_OPENMP) && !defined(KACC_DEVICE_PASS)
-#define KACC_PRAGMA_SIMD _Pragma("omp simd")
-#else
-#define KACC_PRAGMA_SIMD
-#endif
+#include <kacc/core/pragma_simd.hpp>
 
 namespace kacc {
 namespace Impl {

@@ -6,6 +6,7 @@
 /// are read as `convert<Arith>(v(i))`, so plain and kacc views share the source.
 
 #include <kacc/blas/detail.hpp>
+#include <kacc/core/double_double.hpp>
 #include <kacc/core/exact_lanes.hpp>
 
 namespace kacc {
@@ -130,6 +131,16 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
         for (int l = 0; l < host_lanes; ++l) lane[l] = traits::zero();
         index_type k = k0;
         k = rows_dot_staged<Arith>(m, x, i, k, k1, lane);
+        if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, Arith>) {
+          kacc::Impl::double_double_lanes<host_lanes> lanes(lane);
+          for (; k + host_lanes <= k1; k += host_lanes) {
+            Arith ms[host_lanes], xs[host_lanes];
+            m.template load_along_k<host_lanes>(i, k, ms);
+            kacc::Impl::load_block<host_lanes>(x, k, xs);
+            lanes.add_products(ms, xs);
+          }
+          lanes.store(lane);
+        }
         for (; k + host_lanes <= k1; k += host_lanes) {
           for (int l = 0; l < host_lanes; ++l)
             traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
@@ -218,6 +229,26 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
         const index_type r0 = i0 + c * chunk;
         const index_type r1 = r0 + chunk < i1 ? r0 + chunk : i1;
         const index_type nr = r1 - r0;
+        if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, Arith>) {
+          // The rows' sums as his and los side by side: the row loop vectorises. Each row
+          // adds its products in column order, as below.
+          double hi[host_chunk_rows], lo[host_chunk_rows];
+          for (index_type r = 0; r < nr; ++r) hi[r] = lo[r] = 0;
+          for (index_type k = k0; k < k1; ++k) {
+            const Arith xk = convert<Arith>(x(k));
+            for (index_type r = 0; r < nr; ++r) {
+              double p, e;
+              eft::two_prod(convert<Arith>(m(r0 + r, k)), xk, p, e);
+              double_double sum(hi[r], lo[r]);
+              sum += double_double(p, e);
+              hi[r] = sum.hi;
+              lo[r] = sum.lo;
+            }
+          }
+          for (index_type r = 0; r < nr; ++r)
+            out(r0 + r, static_cast<Arith>(double_double(hi[r], lo[r])));
+          return;
+        }
         Acc acc[host_chunk_rows];
         for (index_type r = 0; r < nr; ++r) acc[r] = traits::zero();
         index_type k = k0;
