@@ -153,6 +153,17 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
       });
 }
 
+/// Rows per thread's chunk in the host axpy shapes: two chunks per thread, a multiple of 16,
+/// at most host_chunk_rows.
+template <class Exec>
+index_type axpy_chunk_rows(const Exec& exec, const index_type rows) {
+  const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
+  index_type chunk = (rows + 2 * threads - 1) / (2 * threads);
+  chunk = ((chunk + 15) / 16) * 16;
+  if (chunk > host_chunk_rows) chunk = host_chunk_rows;
+  return chunk < 16 ? 16 : chunk;
+}
+
 /// The host axpy shape with kacc::exact<double>: each thread owns a chunk of rows and takes
 /// them host_lanes at a time, their exact sums side by side (exact_lanes, one lane per row),
 /// walking all columns for one group so its expansions stay in registers; a group reads
@@ -205,6 +216,37 @@ void rows_axpy_host_exact(const std::string& label, const Exec& exec, const M& m
       });
 }
 
+/// The host axpy shape with kacc::double_double: each thread owns a chunk of rows whose
+/// sums sit as his and los side by side, so the loop over the rows vectorises; each row adds
+/// its products in column order, as the generic shape does, so the bits are the same.
+template <class Arith, class Exec, class M, class X, class Out>
+void rows_axpy_host_double_double(const std::string& label, const Exec& exec, const M& m,
+                                  index_type i0, index_type i1, index_type k0, index_type k1,
+                                  const X& x, const Out& out) {
+  const index_type chunk = axpy_chunk_rows(exec, i1 - i0);
+  const index_type chunks = (i1 - i0 + chunk - 1) / chunk;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type c) {
+        const index_type r0 = i0 + c * chunk;
+        const index_type nr = (r0 + chunk < i1 ? r0 + chunk : i1) - r0;
+        double hi[host_chunk_rows], lo[host_chunk_rows];
+        for (index_type r = 0; r < nr; ++r) hi[r] = lo[r] = 0;
+        for (index_type k = k0; k < k1; ++k) {
+          const Arith xk = convert<Arith>(x(k));
+          for (index_type r = 0; r < nr; ++r) {
+            double p, e;
+            eft::two_prod(convert<Arith>(m(r0 + r, k)), xk, p, e);
+            double_double sum(hi[r], lo[r]);
+            sum += double_double(p, e);
+            hi[r] = sum.hi;
+            lo[r] = sum.lo;
+          }
+        }
+        for (index_type r = 0; r < nr; ++r)
+          out(r0 + r, static_cast<Arith>(double_double(hi[r], lo[r])));
+      });
+}
+
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
 /// time, streaming contiguous memory instead of reading each row with a stride. No block
 /// loads: this loop reduces nothing along the rows, so compilers vectorise the scalar
@@ -216,39 +258,17 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
   if constexpr (kacc::Impl::uses_exact_lanes_v<Acc, Arith>) {
     rows_axpy_host_exact<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
     return;
+  } else if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, Arith>) {
+    rows_axpy_host_double_double<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
+    return;
   }
-  const index_type rows = i1 - i0;
-  const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
-  index_type chunk = (rows + 2 * threads - 1) / (2 * threads);
-  chunk = ((chunk + 15) / 16) * 16;
-  if (chunk > host_chunk_rows) chunk = host_chunk_rows;
-  if (chunk < 16) chunk = 16;
-  const index_type chunks = (rows + chunk - 1) / chunk;
+  const index_type chunk = axpy_chunk_rows(exec, i1 - i0);
+  const index_type chunks = (i1 - i0 + chunk - 1) / chunk;
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type c) {
         const index_type r0 = i0 + c * chunk;
         const index_type r1 = r0 + chunk < i1 ? r0 + chunk : i1;
         const index_type nr = r1 - r0;
-        if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, Arith>) {
-          // The rows' sums as his and los side by side: the row loop vectorises. Each row
-          // adds its products in column order, as below.
-          double hi[host_chunk_rows], lo[host_chunk_rows];
-          for (index_type r = 0; r < nr; ++r) hi[r] = lo[r] = 0;
-          for (index_type k = k0; k < k1; ++k) {
-            const Arith xk = convert<Arith>(x(k));
-            for (index_type r = 0; r < nr; ++r) {
-              double p, e;
-              eft::two_prod(convert<Arith>(m(r0 + r, k)), xk, p, e);
-              double_double sum(hi[r], lo[r]);
-              sum += double_double(p, e);
-              hi[r] = sum.hi;
-              lo[r] = sum.lo;
-            }
-          }
-          for (index_type r = 0; r < nr; ++r)
-            out(r0 + r, static_cast<Arith>(double_double(hi[r], lo[r])));
-          return;
-        }
         Acc acc[host_chunk_rows];
         for (index_type r = 0; r < nr; ++r) acc[r] = traits::zero();
         index_type k = k0;
