@@ -120,10 +120,8 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
         });
   } else {
     using policy_type = kacc::Impl::team_policy<Exec>;
-    using member_type = typename policy_type::member_type;
-    auto kernel = KOKKOS_LAMBDA(const member_type& team) {
-      const index_type i =
-          team.league_rank() * static_cast<index_type>(team.team_size()) + team.team_rank();
+    auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
+      const index_type i = kacc::Impl::team_thread(team);
       if (i >= rows) return;  // no team barrier follows
       Acc sum = traits::zero();
       Kokkos::parallel_reduce(
@@ -341,34 +339,31 @@ void spmv(const Exec& exec, const char mode[], const Alpha& alpha, const Matrix&
       std::common_type_t<typename Matrix::arithmetic_type, arithmetic_t<X>, arithmetic_t<Y>>,
       Arith>;
   using Ac = std::conditional_t<std::is_void<Acc>::value, T, Acc>;
-  const std::string m = mode ? mode : "";
-  const bool trans = m == "T" || m == "t" || m == "C" || m == "c";
-  if (!trans && m != "N" && m != "n") {
-    throw std::invalid_argument("kacc::sparse::spmv: mode is '" + m + "'; use \"N\" or \"T\"");
-  }
+  const char m = kacc::Impl::mode_char("kacc::sparse::spmv", "mode", mode, "NTC");
+  const bool trans = m != 'N';
   const std::size_t rows = static_cast<std::size_t>(A.num_rows());
   const std::size_t cols = static_cast<std::size_t>(A.num_cols());
   const std::size_t x_len = trans ? rows : cols, y_len = trans ? cols : rows;
   if (x.extent(0) != x_len || y.extent(0) != y_len) {
-    throw std::invalid_argument("kacc::sparse::spmv: mode '" + m + "' with A of extents (" +
-                                std::to_string(rows) + ", " + std::to_string(cols) +
-                                ") needs x of extent " + std::to_string(x_len) +
-                                " and y of extent " + std::to_string(y_len) + "; got x " +
-                                std::to_string(x.extent(0)) + ", y " + std::to_string(y.extent(0)));
+    kacc::Impl::fail("kacc::sparse::spmv", std::string("mode '") + m + "' with A of extents (" +
+                                               std::to_string(rows) + ", " + std::to_string(cols) +
+                                               ") needs x of extent " + std::to_string(x_len) +
+                                               " and y of extent " + std::to_string(y_len) +
+                                               "; got x " + std::to_string(x.extent(0)) + ", y " +
+                                               std::to_string(y.extent(0)));
   }
-  if (kacc::Impl::overlaps(y, x))
-    throw std::invalid_argument("kacc::sparse::spmv: y (extents " + kacc::Impl::extents_of(y) +
-                                ") aliases x (extents " + kacc::Impl::extents_of(x) + ")");
-  if (kacc::Impl::overlaps(y, A.values()) || kacc::Impl::overlaps(y, A.entries()))
-    throw std::invalid_argument("kacc::sparse::spmv: y (extents " + kacc::Impl::extents_of(y) +
-                                ") aliases the arrays of A");
+  kacc::Impl::check_no_alias("kacc::sparse::spmv", "y", y, "x", x);
+  kacc::Impl::check_no_alias("kacc::sparse::spmv", "y", y, "the values of A", A.values());
+  kacc::Impl::check_no_alias("kacc::sparse::spmv", "y", y, "the column indices of A", A.entries());
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
   if (y_len == 0) return;
   if (a == T(0)) {
     Impl::scale_y(Impl::kernel_label<T, Ac, Matrix, X, Y>("scale_y"), exec, b, y);
+    kacc::Impl::throw_if_saturated("kacc::sparse::spmv", "y", exec, y);
     return;
   }
   Impl::spmv<T, Ac, kacc::Impl::default_shape_v<Exec>>(exec, trans, a, A, x, b, y, algorithm);
+  kacc::Impl::throw_if_saturated("kacc::sparse::spmv", "y", exec, y);
 }
 
 /// spmv in the matrix's default execution space instance, fenced.
