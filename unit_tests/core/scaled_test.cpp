@@ -435,30 +435,44 @@ TEST(Saturation, FlagIsSharedByCopiesSubviewsAndConstViews) {
   EXPECT_FALSE(other.saturated());
 }
 
+namespace {
+// Writes into every entry of q in its execution space: mode 0 0.25 * (i % 255 - 127)
+// (all fit at scale 0.25), mode 1 adds 1 to entry `top` only, mode 2 1e6 everywhere. A
+// function, not the test body: nvcc refuses device lambdas in private member functions.
+template <class V>
+void write_entries(const V& q, int mode, int top) {
+  using Exec = typename V::execution_space;
+  Kokkos::parallel_for(
+      "write_entries", Kokkos::RangePolicy<Exec>(0, q.extent(0)), KOKKOS_LAMBDA(int i) {
+        if (mode == 0) {
+          q(i) = 0.25f * float(i % 255 - 127);
+        } else if (mode == 1) {
+          q(i) += i == top ? 1.0f : 0.0f;
+        } else {
+          q(i) = 1e6f;
+        }
+      });
+  Exec().fence();
+}
+}  // namespace
+
 TEST(Saturation, KernelsRaiseTheFlagOnlyWhenAWriteSaturates) {
-  using Exec = Kokkos::DefaultHostExecutionSpace;
   const int n = 100000;
-  kacc::View<float*, Exec, kacc::StoredAs<kacc::scaled<std::int8_t>>> q("q", n);
-  Kokkos::deep_copy(q.scales(), 0.25f);
-  Kokkos::parallel_for(
-      "fits", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(int i) { q(i) = 0.25f * float(i % 255 - 127); });
-  Exec().fence();
-  EXPECT_FALSE(q.saturated());
   const int top = 255 * 100 + 254;  // holds 127 * 0.25, the largest
-  Kokkos::parallel_for(
-      "one saturates", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(int i) { q(i) += i == top ? 1.0f : 0.0f; });
-  Exec().fence();
+  kacc::View<float*, kacc::StoredAs<kacc::scaled<std::int8_t>>> q("q", n);
+  Kokkos::deep_copy(q.scales(), 0.25f);
+  write_entries(q, 0, top);
+  EXPECT_FALSE(q.saturated());
+  write_entries(q, 1, top);
   EXPECT_TRUE(q.saturated());
-  EXPECT_EQ(q.storage()(top), 127);
-  EXPECT_EQ(q.storage()(top - 1), 126);
+  auto stored = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q.storage());
+  EXPECT_EQ(stored(top), 127);
+  EXPECT_EQ(stored(top - 1), 126);
   q.clear_saturated();
-  Kokkos::parallel_for(
-      "all saturate", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(int i) { q(i) = 1e6f; });
-  Exec().fence();
+  write_entries(q, 2, top);
   EXPECT_TRUE(q.saturated());
-  EXPECT_EQ(q.storage()(n - 1), 127);
+  Kokkos::deep_copy(stored, q.storage());
+  EXPECT_EQ(stored(n - 1), 127);
 }
 
 TEST(Saturation, ThrowOnHostPolicyThrowsFromDeepCopy) {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 namespace kacc {
 
@@ -58,27 +60,31 @@ std::pair<std::size_t, std::size_t> range_of(const Arg& arg) {
   }
 }
 
-/// How a subview with arguments Args of a view whose scales run along Axis maps its scales.
-template <int Axis, class... Args>
-struct subview_scales {
-  static constexpr bool is_index[] = {index_range<Args>::is_index...};
-  static constexpr bool is_all[] = {index_range<Args>::is_all...};
+/// How a subview with arguments Args of a view whose scales run along Axis maps its scales
+/// (D: the dimensions, 0 to sizeof...(Args) - 1). Folds, not loops over arrays: nvcc's
+/// front end does not evaluate those in template arguments.
+template <int Axis, class Dims, class... Args>
+struct subview_scales_of;
+template <int Axis, std::size_t... D, class... Args>
+struct subview_scales_of<Axis, std::index_sequence<D...>, Args...> {
+  /// The argument in the scale dimension is an index (one scale is left) or ALL.
+  static constexpr bool axis_is_index =
+      (false || ... || (static_cast<int>(D) == Axis && index_range<Args>::is_index));
+  static constexpr bool axis_is_all =
+      (false || ... || (static_cast<int>(D) == Axis && index_range<Args>::is_all));
+  /// Dimensions before the scale dimension that an index drops.
+  static constexpr int dropped =
+      (0 + ... + ((static_cast<int>(D) < Axis && index_range<Args>::is_index) ? 1 : 0));
   /// The subview's scale axis: none when the parent has none or an index fixes that
-  /// dimension, else the parent's axis less the dimensions before it that an index drops.
-  static constexpr int axis() {
-    if (Axis < 0 || is_index[Axis]) return -1;
-    int dropped = 0;
-    for (int d = 0; d < Axis; ++d) dropped += is_index[d] ? 1 : 0;
-    return Axis - dropped;
-  }
-  /// Whether every dimension but the scale axis is taken whole, so that the subview holds
-  /// every entry its scales apply to.
-  static constexpr bool covers_its_scales() {
-    for (int d = 0; d < static_cast<int>(sizeof...(Args)); ++d)
-      if (d != Axis && !is_all[d]) return false;
-    return true;
-  }
+  /// dimension, else the parent's axis less the dimensions before it that are dropped.
+  static constexpr int axis = Axis < 0 || axis_is_index ? -1 : Axis - dropped;
+  /// Every dimension but the scale axis is taken whole, so the subview holds every entry
+  /// its scales apply to.
+  static constexpr bool covers_its_scales =
+      (true && ... && (static_cast<int>(D) == Axis || index_range<Args>::is_all));
 };
+template <int Axis, class... Args>
+using subview_scales = subview_scales_of<Axis, std::index_sequence_for<Args...>, Args...>;
 
 template <int Axis, class... Args>
 decltype(auto) axis_argument(const Args&... args) {
@@ -100,12 +106,10 @@ auto subview(const View<D, P...>& v, const Args&... args) {
   } else {
     using map = detail::subview_scales<V::scale_axis, Args...>;
     using R = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
-                          typename V::overflow_policy, map::axis()>;
+                          typename V::overflow_policy, map::axis>;
     const auto& state = v.scale_state();
-    const bool shared = state.shared || !map::covers_its_scales();
-    if constexpr (V::scale_axis < 0 ||
-                  detail::index_range<std::decay_t<decltype(detail::axis_argument<V::scale_axis>(
-                      args...))>>::is_all) {
+    const bool shared = state.shared || !map::covers_its_scales;
+    if constexpr (V::scale_axis < 0 || map::axis_is_all) {
       return R(storage, typename R::scale_state_type{state.scales, state.saturated, shared});
     } else {
       const auto range = detail::range_of(detail::axis_argument<V::scale_axis>(args...));
@@ -211,7 +215,7 @@ struct slot_magnitudes {
   }
   // The extent of the d-th dimension other than SlotDim (1 past the rank).
   KOKKOS_INLINE_FUNCTION index_type other_extent(unsigned d) const {
-    const unsigned dim = d < unsigned(SlotDim) ? d : d + 1;
+    const unsigned dim = static_cast<int>(d) >= SlotDim ? d + 1 : d;
     return dim < rank_v<Src> ? index_type(src.extent(dim)) : 1;
   }
   KOKKOS_INLINE_FUNCTION void operator()(const index_type k, T& largest) const {

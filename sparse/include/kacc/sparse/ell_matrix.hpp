@@ -20,15 +20,16 @@ class EllMatrix : public detail::matrix_types<Arith, Format, Ordinal, Offset, De
   using types = detail::matrix_types<Arith, Format, Ordinal, Offset, Device>;
 
  public:
+  /// Stored entries per row, one per row.
+  using lengths_type = typename types::entries_type;
+  /// true: slot k of row i at i * width + k; false: at k * rows + i.
+  static constexpr bool row_major =
+      std::is_same<typename types::execution_space::array_layout, Kokkos::LayoutRight>::value;
   // The names the members below use; the others are inherited as they are.
   using typename types::device_type;
   using typename types::entries_type;
   using typename types::execution_space;
   using typename types::values_type;
-  using lengths_type = Kokkos::View<Ordinal*, device_type>;
-  /// true: slot k of row i at i * width + k; false: at k * rows + i.
-  static constexpr bool row_major =
-      std::is_same<typename execution_space::array_layout, Kokkos::LayoutRight>::value;
 
   EllMatrix() = default;
   /// row_lengths(i): stored entries of row i (slots past it are padding); nnz their sum.

@@ -226,22 +226,33 @@ void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, 
       });
 }
 
+/// What the ELL kernels read, captured by value: where slot k of row i lies, its column
+/// and its value (through the const view, so reads take the value path).
+template <class M>
+struct ell_arrays {
+  M matrix;
+  typename M::entries_type entries;
+  typename M::const_values_type values;
+  explicit ell_arrays(const M& a) : matrix(a), entries(a.entries()), values(a.values()) {}
+  KOKKOS_INLINE_FUNCTION std::size_t slot(index_type i, index_type k) const {
+    return matrix.slot(i, k);
+  }
+};
+
 /// ELL: one thread per row; the slots of consecutive rows are adjacent, so consecutive
 /// threads read consecutive memory on GPUs.
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
   using traits = accumulator_traits<Acc>;
-  const auto entries = a.entries();
-  const typename M::const_values_type values = a.values();
-  const M shape = a;
+  const ell_arrays<M> ell(a);
   const index_type width = a.width();
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
         Acc sum = traits::zero();
         for (index_type k = 0; k < width; ++k) {
-          const std::size_t s = shape.slot(i, k);
-          traits::add_product(sum, convert<T>(values(s)), convert<T>(x(entries(s))));
+          const std::size_t s = ell.slot(i, k);
+          traits::add_product(sum, convert<T>(ell.values(s)), convert<T>(x(ell.entries(s))));
         }
         update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
       });
@@ -264,16 +275,14 @@ void csr_scatter(const std::string& label, const Exec& exec, const M& a, const X
 template <class T, class Exec, class M, class X, class Work>
 void ell_scatter(const std::string& label, const Exec& exec, const M& a, const X& x,
                  const Work& work) {
-  const auto entries = a.entries();
-  const typename M::const_values_type values = a.values();
-  const M shape = a;
+  const ell_arrays<M> ell(a);
   const auto lengths = a.row_lengths();
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
         const T xi = convert<T>(x(i));
         for (index_type k = 0; k < index_type(lengths(i)); ++k) {
-          const std::size_t s = shape.slot(i, k);
-          Kokkos::atomic_add(&work(entries(s)), convert<T>(values(s)) * xi);
+          const std::size_t s = ell.slot(i, k);
+          Kokkos::atomic_add(&work(ell.entries(s)), convert<T>(ell.values(s)) * xi);
         }
       });
 }
