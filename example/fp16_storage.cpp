@@ -66,11 +66,10 @@ int main(int argc, char* argv[]) {
     const double u = std::ldexp(1.0, -11);
     const double bound = 2 * u + u * u;
     const double relative_error = std::fabs(mixed - reference) / reference;
-    std::printf("n = %d, storage %s (%zu bytes/entry) vs %s (%zu bytes/entry)\n", n,
-                kacc::format_name<kacc::storage_t<decltype(x16)>>(),
-                kacc::bytes_per_entry<decltype(x16)>(),
-                kacc::format_name<kacc::storage_t<decltype(x64)>>(),
-                kacc::bytes_per_entry<decltype(x64)>());
+    std::printf(
+        "n = %d, storage %s (%zu bytes/entry) vs %s (%zu bytes/entry)\n", n,
+        kacc::format_name<kacc::format_t<decltype(x16)>>(), kacc::bytes_per_entry<decltype(x16)>(),
+        kacc::format_name<kacc::format_t<decltype(x64)>>(), kacc::bytes_per_entry<decltype(x64)>());
     std::printf("sum of squares: fp64 storage %.17g, fp16 storage %.17g\n", reference, mixed);
     std::printf("relative error %.3e (bound %.3e)\n", relative_error, bound);
     if (!(relative_error <= bound)) {

@@ -60,15 +60,21 @@ struct configuration_of final : configuration {
   configuration_of(const std::string& name_, const std::string& label_, char* buffer,
                    std::size_t bytes) {
     using T = kacc::arithmetic_t<V>;
-    using S = typename kacc::format_traits<kacc::storage_t<V>>::storage_type;
+    using S = typename kacc::format_traits<kacc::format_t<V>>::storage_type;
     name = name_;
     label = label_;
     arith = kacc::format_name<T>();
-    storage = kacc::format_name<kacc::storage_t<V>>();
+    storage = kacc::format_name<kacc::format_t<V>>();
     n = bytes / sizeof(S) / 128 * 128;  // whole work items for every lane count
     bytes_per_value = kacc_roofline::bytes_per_value<V>();
     if constexpr (kacc::is_kacc_view_v<V>) {
-      x = V(typename V::storage_view_type(reinterpret_cast<S*>(buffer), n));
+      const typename V::storage_view_type storage(reinterpret_cast<S*>(buffer), n);
+      if constexpr (V::is_scaled) {
+        // initialise() sets the one scale.
+        x = V(storage, typename V::scale_view_type("kacc_roofline::scale", 1));
+      } else {
+        x = V(storage);
+      }
     } else {
       x = V(reinterpret_cast<S*>(buffer), n);
     }

@@ -53,6 +53,41 @@ TEST(BlasArguments, Rejected) {
   expect_invalid([&] { kacc::blas::trsv("L", "N", "Q", S, x3); }, "trsv", "diag");
 }
 
+// Writes into a scaled y that do not fit its scale saturate and are flagged; under
+// overflow::throw_on_host the entry point throws after its kernels.
+TEST(BlasSemantics, ScaledOutputsFlagOrThrowOnSaturation) {
+  using Int8s = kacc::scaled<std::int8_t>;
+  Kokkos::View<double*> x("x", 4), big("big", 4);
+  Kokkos::deep_copy(x, 1.0);
+  Kokkos::deep_copy(big, 100.0);
+  kacc::View<double*, kacc::StoredAs<Int8s>> y("y", 4);  // scale 1: up to 127
+  kacc::blas::axpy(1.0, x, y);
+  EXPECT_FALSE(y.saturated());
+  kacc::blas::axpy(1.0, big, y);  // 101: fits
+  EXPECT_FALSE(y.saturated());
+  kacc::blas::axpy(1.0, big, y);  // 201: saturates at 127
+  EXPECT_TRUE(y.saturated());
+  EXPECT_EQ(kacc::create_mirror_view(y)(0).get(), 127.0);
+  kacc::View<double*, kacc::StoredAs<Int8s, kacc::overflow::throw_on_host>> t("t", 4);
+  kacc::blas::axpy(100.0, x, t);
+  try {
+    kacc::blas::axpy(100.0, x, t);
+    ADD_FAILURE() << "no std::overflow_error";
+  } catch (const std::overflow_error& e) {
+    EXPECT_NE(std::string(e.what()).find("kacc::blas::axpy: a write into y ('t')"),
+              std::string::npos)
+        << e.what();
+  }
+  t.clear_saturated();
+  Mat32 A("A", 4, 4);
+  Kokkos::deep_copy(A.storage(), 50.0f);
+  EXPECT_THROW(kacc::blas::gemv("N", 1.0, A, x, 0.0, t), std::overflow_error);  // 200
+  t.clear_saturated();
+  kacc::blas::gemv("N", 0.5, A, x, 0.0, t);  // 100: fits
+  kacc::blas::scal(1.0, t);
+  EXPECT_THROW(kacc::blas::scal(2.0, t), std::overflow_error);
+}
+
 TEST(BlasSemantics, BetaZeroDoesNotReadY) {
   auto A = make_matrix<Mat32>({1, 2, 3, 4, 5, 6}, 2, 3);
   auto x = make_vector<Vec16>({1, 1, 1});

@@ -217,8 +217,9 @@ TEST(Scaled, HandSetScalesRoundAndSaturate) {
   EXPECT_EQ(q(0).get(), 4.0);
   q(0) *= 0.5;
   EXPECT_EQ(q.storage()(0), 16);
-  // A scaled proxy carries the scale next to the pointer.
-  EXPECT_EQ(sizeof(q(0)), sizeof(void*) + sizeof(double));
+  // A scaled proxy carries the scale and the view's saturation flag next to the pointer.
+  EXPECT_EQ(sizeof(q(0)), sizeof(void*) + sizeof(double) + sizeof(int*));
+  EXPECT_TRUE(q.saturated()) << "1e9, -1e9 and NaN did not fit";
   // Per-column scales set by hand on a rank-2 view.
   kacc::View<float**, Host, kacc::StoredAs<kacc::scaled<std::int8_t>>> c("c", 2, 2);
   c.scales()(0) = 0.5f;
@@ -301,7 +302,9 @@ TEST(Scaled, DeepCopyIntoSubviewsOfAScaledMatrix) {
   auto row = kacc::subview(s, 2, Kokkos::ALL);
   EXPECT_TRUE(row.scale_state().shared);
   EXPECT_FALSE(kacc::subview(s, Kokkos::ALL, 1).scale_state().shared);
+  EXPECT_FALSE(s.saturated()) << "deep_copy picked scales that fit";
   kacc::deep_copy(row, row_src);
+  EXPECT_TRUE(s.saturated()) << "the row's copy saturated, and the row shares the flag";
   for (int j = 0; j < 3; ++j) EXPECT_EQ(s.scales()(j), scales_before[j]) << "column " << j;
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 3; ++j)
@@ -311,6 +314,188 @@ TEST(Scaled, DeepCopyIntoSubviewsOfAScaledMatrix) {
   EXPECT_LE(std::fabs(row(0).get() - 2.5), half_step(s.scales()(0)));
   EXPECT_EQ(row(1).get(), -largest * s.scales()(1));
   EXPECT_EQ(row(2).get(), largest * s.scales()(2));
+}
+
+// --- where the scales run: fixed at compile time --------------------------------------------
+
+TEST(ScalesAlong, DefaultsAndSubviewsKeepEachEntrysScale) {
+  using V1 = kacc::View<double*, Host, kacc::StoredAs<Int16s>>;
+  using V2 = kacc::View<double**, Host, kacc::StoredAs<Int16s>>;
+  using V3 = kacc::View<double***, Host, kacc::StoredAs<Int16s>>;
+  static_assert(V1::scale_axis == -1 && V2::scale_axis == 1 && V3::scale_axis == 2, "");
+  V2 a("a", 4, 3);
+  for (int j = 0; j < 3; ++j) a.scales()(j) = std::ldexp(1.0, -j);
+  auto row = kacc::subview(a, 2, Kokkos::ALL);
+  auto col = kacc::subview(a, Kokkos::ALL, 1);
+  auto entry_range = kacc::subview(a, 1, Kokkos::make_pair(1, 3));
+  static_assert(decltype(row)::scale_axis == 0, "a row has one scale per entry");
+  static_assert(decltype(col)::scale_axis == -1, "a column has one scale");
+  static_assert(decltype(entry_range)::scale_axis == 0, "");
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(row.scale_at(j), std::ldexp(1.0, -j));
+  EXPECT_EQ(col.scales().extent(0), 1u);
+  EXPECT_EQ(col.scale_at(3), 0.5);
+  EXPECT_EQ(entry_range.scale_at(0), 0.5);
+  EXPECT_EQ(entry_range.scale_at(1), 0.25);
+  // Rank 3: fixing the last index leaves one scale; fixing another keeps the axis.
+  V3 c("c", 2, 2, 3);
+  c.scales()(2) = 8.0;
+  auto slab = kacc::subview(c, Kokkos::ALL, Kokkos::ALL, 2);
+  auto plane = kacc::subview(c, 1, Kokkos::ALL, Kokkos::ALL);
+  static_assert(decltype(slab)::scale_axis == -1 && decltype(plane)::scale_axis == 1, "");
+  EXPECT_EQ(slab.scale_at(1, 1), 8.0);
+  EXPECT_EQ(plane.scale_at(0, 2), 8.0);
+  EXPECT_FALSE(slab.scale_state().shared);
+  EXPECT_TRUE(plane.scale_state().shared);
+}
+
+TYPED_TEST(Scaled, PerRowScalesFollowTheFirstIndex) {
+  using T = TypeParam;
+  using V = kacc::View<T**, Host, kacc::StoredAs<Int16s>, kacc::ScalePerRow>;
+  static_assert(V::scale_axis == 0, "");
+  const std::size_t n = 5, m = 7;
+  V q("q", n, m);
+  ASSERT_EQ(q.scales().extent(0), n);
+  Kokkos::View<T**, Host> src("src", n, m);
+  const auto xs = random_values<T>(n * m, 1.0, 11);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j) src(i, j) = xs[i * m + j] * T(std::pow(10.0, i));
+  kacc::deep_copy(q, src);
+  EXPECT_FALSE(q.saturated());
+  for (std::size_t i = 0; i < n; ++i) {
+    T maxabs = 0;
+    for (std::size_t j = 0; j < m; ++j) maxabs = std::max(maxabs, T(std::fabs(src(i, j))));
+    EXPECT_EQ(q.scales()(i), reference_scale(maxabs)) << "row " << i;
+    for (std::size_t j = 0; j < m; ++j) {
+      EXPECT_EQ(q.scale_at(i, j), q.scales()(i));
+      EXPECT_LE(std::fabs(double(q(i, j).get()) - double(src(i, j))),
+                half_step(double(q.scales()(i))));
+    }
+  }
+  // A row of a per-row matrix has one scale, and owns it: deep_copy re-scales that row.
+  auto row = kacc::subview(q, 3, Kokkos::ALL);
+  static_assert(decltype(row)::scale_axis == -1, "");
+  EXPECT_FALSE(row.scale_state().shared);
+  Kokkos::View<T*, Host> small("small", m);
+  for (std::size_t j = 0; j < m; ++j) small(j) = T(1e-3) * T(j);
+  const T other = q.scales()(2);
+  kacc::deep_copy(row, small);
+  EXPECT_EQ(q.scales()(3), reference_scale(small(m - 1)));
+  EXPECT_EQ(q.scales()(2), other);
+  // A column of it has a scale per entry.
+  auto col = kacc::subview(q, Kokkos::ALL, 4);
+  static_assert(decltype(col)::scale_axis == 0, "");
+  for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(col.scale_at(i), q.scales()(i));
+}
+
+TEST(ScalesAlong, RawStorageNeedsItsScales) {
+  Kokkos::View<std::int8_t**, Host> raw("raw", 2, 3);
+  raw(1, 2) = -3;
+  Kokkos::View<float*, Host> scales("scales", 3);
+  scales(2) = 0.5f;
+  auto v = kacc::make_view<float, kacc::scaled<std::int8_t>>(raw, scales);
+  EXPECT_EQ(v(1, 2).get(), -1.5f);
+  v(0, 0) = 1.0f;  // scale 0 is 0: 1 / 0 is infinite and saturates
+  EXPECT_EQ(raw(0, 0), 127);
+  EXPECT_TRUE(v.saturated());
+  Kokkos::View<float*, Host> two("two", 2);
+  try {
+    (void)kacc::make_view<float, kacc::scaled<std::int8_t>>(raw, two);
+    ADD_FAILURE() << "two scales for three columns were accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("scales has extent 2 but the view needs 3"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// --- saturation: clamped, and flagged in the view ----------------------------------------
+
+TEST(Saturation, FlagIsSharedByCopiesSubviewsAndConstViews) {
+  kacc::View<double**, Host, kacc::StoredAs<Int16s>> q("q", 3, 2);
+  const kacc::View<const double**, Host, kacc::StoredAs<Int16s>> c = q;
+  auto col = kacc::subview(q, Kokkos::ALL, 1);
+  EXPECT_FALSE(q.saturated());
+  q(0, 0) = 32767.0;   // the largest that fits at scale 1
+  q(1, 0) = -32767.4;  // rounds to -32767: fits
+  EXPECT_FALSE(c.saturated());
+  col(2) = 32767.5;  // rounds to 32768: saturates
+  EXPECT_EQ(q.storage()(2, 1), 32767);
+  EXPECT_TRUE(q.saturated());
+  EXPECT_TRUE(c.saturated());
+  q.clear_saturated();
+  EXPECT_FALSE(col.saturated());
+  col(0) = -std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(q.saturated());
+  q.clear_saturated();
+  col(0) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(q.storage()(0, 1), 0);
+  EXPECT_TRUE(q.saturated()) << "NaN does not fit either";
+  // Views of another allocation have their own flag.
+  kacc::View<double**, Host, kacc::StoredAs<Int16s>> other("other", 3, 2);
+  EXPECT_FALSE(other.saturated());
+}
+
+namespace {
+// Writes into every entry of q in its execution space: mode 0 0.25 * (i % 255 - 127)
+// (all fit at scale 0.25), mode 1 adds 1 to entry `top` only, mode 2 1e6 everywhere. A
+// function, not the test body: nvcc refuses device lambdas in private member functions.
+template <class V>
+void write_entries(const V& q, int mode, int top) {
+  using Exec = typename V::execution_space;
+  Kokkos::parallel_for(
+      "write_entries", Kokkos::RangePolicy<Exec>(0, q.extent(0)), KOKKOS_LAMBDA(int i) {
+        if (mode == 0) {
+          q(i) = 0.25f * float(i % 255 - 127);
+        } else if (mode == 1) {
+          q(i) += i == top ? 1.0f : 0.0f;
+        } else {
+          q(i) = 1e6f;
+        }
+      });
+  Exec().fence();
+}
+}  // namespace
+
+TEST(Saturation, KernelsRaiseTheFlagOnlyWhenAWriteSaturates) {
+  const int n = 100000;
+  const int top = 255 * 100 + 254;  // holds 127 * 0.25, the largest
+  kacc::View<float*, kacc::StoredAs<kacc::scaled<std::int8_t>>> q("q", n);
+  Kokkos::deep_copy(q.scales(), 0.25f);
+  write_entries(q, 0, top);
+  EXPECT_FALSE(q.saturated());
+  write_entries(q, 1, top);
+  EXPECT_TRUE(q.saturated());
+  auto stored = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q.storage());
+  EXPECT_EQ(stored(top), 127);
+  EXPECT_EQ(stored(top - 1), 126);
+  q.clear_saturated();
+  write_entries(q, 2, top);
+  EXPECT_TRUE(q.saturated());
+  Kokkos::deep_copy(stored, q.storage());
+  EXPECT_EQ(stored(n - 1), 127);
+}
+
+TEST(Saturation, ThrowOnHostPolicyThrowsFromDeepCopy) {
+  using V = kacc::View<double**, Host, kacc::StoredAs<Int16s, kacc::overflow::throw_on_host>>;
+  V q("q", 2, 2);
+  Kokkos::View<double**, Host> src("src", 2, 2);
+  src(0, 0) = 1.0;
+  src(1, 1) = -3.0;
+  kacc::deep_copy(q, src);  // scales from the data: everything fits
+  auto row = kacc::subview(q, 0, Kokkos::ALL);
+  Kokkos::View<double*, Host> row_src("row_src", 2);
+  row_src(1) = 2.0;  // column 1's scale holds up to 4
+  kacc::deep_copy(row, row_src);
+  EXPECT_FALSE(q.saturated());
+  row_src(1) = 8.0;
+  try {
+    kacc::deep_copy(row, row_src);
+    ADD_FAILURE() << "no std::overflow_error";
+  } catch (const std::overflow_error& e) {
+    EXPECT_NE(std::string(e.what()).find("kacc::deep_copy: a write into dst"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(q(0, 1).get(), largest * q.scales()(1));
 }
 
 // --- one rounding, ties to even, against MPFR ---------------------------------------------

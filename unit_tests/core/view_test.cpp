@@ -178,14 +178,20 @@ TEST(ConstView, ReturnsValues) {
   HView<const double*, kacc::scaled<std::int16_t>> cs = s;
   EXPECT_EQ(cs(0), 3.0);
   EXPECT_EQ(*s.data(), 6);
-  // A const scaled view over raw storage starts with scale 1, as a non-const one does
-  // (it once read scales(0) of an unallocated view).
+  // A const scaled view over raw storage reads with the scales it is given (it once read
+  // scales(0) of an unallocated view); wrapping integers without scales does not compile.
   Kokkos::View<std::int16_t*, Host> raw("raw", 2);
   raw(1) = -5;
   const Kokkos::View<const std::int16_t*, Host> const_raw = raw;
-  const HView<const double*, kacc::scaled<std::int16_t>> wrapped(const_raw);
+  Kokkos::View<double*, Host> one_scale("one_scale", 1);
+  one_scale(0) = 0.25;
+  using CS = HView<const double*, kacc::scaled<std::int16_t>>;
+  const CS wrapped(const_raw, one_scale);
   ASSERT_EQ(wrapped.scales().extent(0), 1u);
-  EXPECT_EQ(wrapped(1), -5.0);
+  EXPECT_EQ(wrapped(1), -1.25);
+  Kokkos::View<double*, Host> two_scales("two_scales", 2);
+  EXPECT_THROW(CS(const_raw, two_scales), std::invalid_argument);
+  EXPECT_THROW(CS(const_raw, Kokkos::View<double*, Host>()), std::invalid_argument);
 }
 
 // --- identity views and traits --------------------------------------------------------
@@ -220,13 +226,13 @@ TEST(Traits, DescribeKaccAndPlainViews) {
   using P = Kokkos::View<float*, Host>;
   using PH = Kokkos::View<kacc::fp16*, Host>;
   static_assert(std::is_same<kacc::arithmetic_t<V>, double>::value, "");
-  static_assert(std::is_same<kacc::storage_t<V>, kacc::fp16>::value, "");
+  static_assert(std::is_same<kacc::format_t<V>, kacc::fp16>::value, "");
   static_assert(std::is_same<kacc::arithmetic_t<F>, float>::value, "");
-  static_assert(std::is_same<kacc::storage_t<S>, kacc::scaled<std::int16_t>>::value, "");
+  static_assert(std::is_same<kacc::format_t<S>, kacc::scaled<std::int16_t>>::value, "");
   static_assert(std::is_same<kacc::arithmetic_t<P>, float>::value, "");
-  static_assert(std::is_same<kacc::storage_t<P>, float>::value, "");
+  static_assert(std::is_same<kacc::format_t<P>, float>::value, "");
   static_assert(std::is_same<kacc::arithmetic_t<PH>, float>::value, "");
-  static_assert(std::is_same<kacc::storage_t<PH>, kacc::fp16>::value, "");
+  static_assert(std::is_same<kacc::format_t<PH>, kacc::fp16>::value, "");
   static_assert(kacc::is_view_v<V> && kacc::is_view_v<P> && kacc::is_view_v<const V>, "");
   static_assert(kacc::is_kacc_view_v<V> && !kacc::is_kacc_view_v<P>, "");
   static_assert(!kacc::is_view_v<double> && !kacc::is_kacc_view_v<double*>, "");
@@ -251,7 +257,7 @@ TEST(MakeView, WrapsExistingStorageWithoutCopy) {
   Kokkos::View<float*, Host> f("f", 3);
   auto v = kacc::make_view<double>(f);
   static_assert(std::is_same<kacc::arithmetic_t<decltype(v)>, double>::value, "");
-  static_assert(std::is_same<kacc::storage_t<decltype(v)>, float>::value, "");
+  static_assert(std::is_same<kacc::format_t<decltype(v)>, float>::value, "");
   v(1) = 1.0 / 3;
   EXPECT_EQ(f(1), 1.0f / 3);
   f(2) = 0.25f;
@@ -326,7 +332,7 @@ TYPED_TEST(Subview, ColumnsRowsAndRangesOfAPlainFormat) {
   auto row = kacc::subview(a, 3, Kokkos::ALL);
   auto block = kacc::subview(a, Kokkos::make_pair(1, 4), Kokkos::make_pair(0, 2));
   static_assert(kacc::is_kacc_view_v<decltype(col)> && decltype(col)::rank == 1, "");
-  static_assert(std::is_same<kacc::storage_t<decltype(row)>, kacc::fp16>::value, "");
+  static_assert(std::is_same<kacc::format_t<decltype(row)>, kacc::fp16>::value, "");
   ASSERT_EQ(col.extent(0), 5u);
   ASSERT_EQ(row.extent(0), 4u);
   ASSERT_EQ(block.extent(0), 3u);
@@ -395,7 +401,7 @@ TYPED_TEST(Subview, ScaledSubviewsFollowTheColumnScales) {
 TEST(Mirror, HostMirrorOfHostViewSharesTheData) {
   HView<double*, kacc::fp16> v("v", 4);
   auto m = kacc::create_mirror_view(v);
-  static_assert(std::is_same<kacc::storage_t<decltype(m)>, kacc::fp16>::value, "");
+  static_assert(std::is_same<kacc::format_t<decltype(m)>, kacc::fp16>::value, "");
   static_assert(std::is_same<kacc::arithmetic_t<decltype(m)>, double>::value, "");
   EXPECT_EQ(m.data(), v.data());
   m(2) = 0.7;

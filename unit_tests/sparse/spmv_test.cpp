@@ -449,6 +449,19 @@ TEST(SparseSpmv, LoadBalancedExhaustiveSmallShapes) {
   }
 }
 
+TEST(SparseSpmv, ScaledYFlagsOrThrowsOnSaturation) {
+  const auto a = ks::make_csr<double>(small_matrix());  // 7 x 40
+  Vec x("x", 40);
+  Kokkos::deep_copy(x, 1e6);
+  using Int16s = kacc::scaled<std::int16_t>;
+  kacc::View<double*, kacc::StoredAs<Int16s>> y("y", 7);
+  ks::spmv("N", 1.0, a, x, 0.0, y);
+  EXPECT_TRUE(y.saturated());
+  kacc::View<double*, kacc::StoredAs<Int16s, kacc::overflow::throw_on_host>> t("t", 7);
+  ks::spmv("N", 0.0, a, x, 0.0, t);
+  EXPECT_THROW(ks::spmv("N", 1.0, a, x, 0.0, t), std::overflow_error);
+}
+
 TEST(SparseSpmv, ArgumentChecksNameArgumentsAndExtents) {
   const auto a = ks::make_csr<double>(small_matrix());  // 7 x 40
   Vec x("x", 40), y("y", 7), bad("bad", 8);
@@ -463,7 +476,7 @@ TEST(SparseSpmv, ArgumentChecksNameArgumentsAndExtents) {
   expect_msg([&] { ks::spmv("N", 1.0, a, x, 0.0, bad); }, "y 8");
   expect_msg([&] { ks::spmv("N", 1.0, a, bad, 0.0, y); }, "x of extent 40");
   expect_msg([&] { ks::spmv("T", 1.0, a, x, 0.0, y); }, "(7, 40)");
-  expect_msg([&] { ks::spmv("Q", 1.0, a, x, 0.0, y); }, "mode is 'Q'");
+  expect_msg([&] { ks::spmv("Q", 1.0, a, x, 0.0, y); }, "argument mode is \"Q\"");
   expect_msg(
       [&] {
         ks::CsrMatrix<double> m(3, 3, ks::CsrMatrix<double>::row_map_type("r", 3),

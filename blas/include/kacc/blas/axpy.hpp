@@ -30,6 +30,7 @@ void axpy(const Exec& exec, const typename detail::arith_t<Arith, X, Y>& alpha, 
       kacc::Impl::range(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const index_type i) {
         y(i) = convert<YV>(convert<T>(y(i)) + alpha * convert<T>(x(i)));
       });
+  kacc::Impl::throw_if_saturated("kacc::blas::axpy", "y", exec, y);
 }
 
 /// axpy in y's default execution space instance, fenced.
@@ -56,6 +57,7 @@ void scal(const Exec& exec, const typename detail::arith_t<Arith, X>& alpha, con
       kacc::Impl::range(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const index_type i) {
         x(i) = convert<XV>(zero ? T(0) : alpha * convert<T>(x(i)));
       });
+  kacc::Impl::throw_if_saturated("kacc::blas::scal", "x", exec, x);
 }
 
 /// scal in x's default execution space instance, fenced.

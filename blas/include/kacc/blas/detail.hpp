@@ -24,23 +24,23 @@ using kacc::Impl::arith_suffix;
 using kacc::Impl::extents_of;
 using kacc::Impl::format_of;
 using kacc::Impl::layout_of;
-using kacc::Impl::overlaps;
 
+/// kacc::Impl::fail for "kacc::blas::<function>".
 [[noreturn]] inline void fail(const std::string& function, const std::string& message) {
-  throw std::invalid_argument("kacc::blas::" + function + ": " + message);
+  kacc::Impl::fail("kacc::blas::" + function, message);
 }
 
-/// The upper-cased first character of a mode string if it is one of `allowed`.
+/// kacc::Impl::mode_char for "kacc::blas::<function>".
 inline char mode_char(const std::string& function, const char* argument, const char* mode,
                       const char* allowed) {
-  const std::string m = mode ? mode : "";
-  if (m.size() == 1) {
-    const char c = (m[0] >= 'a' && m[0] <= 'z') ? static_cast<char>(m[0] - 'a' + 'A') : m[0];
-    for (const char* a = allowed; *a; ++a)
-      if (*a == c) return c;
-  }
-  fail(function, std::string("argument ") + argument + " is \"" + m + "\"; expected one of \"" +
-                     allowed + "\" (one character)");
+  return kacc::Impl::mode_char("kacc::blas::" + function, argument, mode, allowed);
+}
+
+/// kacc::Impl::check_no_alias for "kacc::blas::<function>".
+template <class Out, class In>
+void check_no_alias(const std::string& function, const char* out_name, const Out& out,
+                    const char* in_name, const In& in) {
+  kacc::Impl::check_no_alias("kacc::blas::" + function, out_name, out, in_name, in);
 }
 
 /// Matrix entry (i, k) of op(A): A(i, k), or A(k, i) when Trans.

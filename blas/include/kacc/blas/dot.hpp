@@ -9,8 +9,6 @@ namespace kacc {
 namespace blas {
 namespace Impl {
 
-using kacc::Impl::shape;
-
 /// Entries per block of the host shape: each block is a lane-split sum (vectorises).
 constexpr index_type dot_host_block = 4096;
 /// Entries per block of the host shape with exact lanes: their final join into one exact

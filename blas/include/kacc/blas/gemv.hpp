@@ -64,18 +64,15 @@ void gemv(const Exec& exec, const char trans[],
                              " and y of extent " + std::to_string(m) + ", but x has extents " +
                              detail::extents_of(x) + " and y has extents " + detail::extents_of(y));
   }
-  if (detail::overlaps(y, x))
-    detail::fail("gemv", "y (extents " + detail::extents_of(y) + ") aliases x (extents " +
-                             detail::extents_of(x) + ")");
-  if (detail::overlaps(y, A))
-    detail::fail("gemv", "y (extents " + detail::extents_of(y) + ") aliases A (extents " +
-                             detail::extents_of(A) + ")");
+  detail::check_no_alias("gemv", "y", y, "x", x);
+  detail::check_no_alias("gemv", "y", y, "A", A);
   if (m == 0 || n == 0) return;
   const std::string formats = std::string(",A=") + detail::format_of<AV>() + "/" +
                               detail::layout_of<AV>() + ",x=" + detail::format_of<X>() +
                               ",y=" + detail::format_of<Y>() + detail::arith_suffix<T, Ac>();
   Impl::gemv<T, Ac, kacc::Impl::default_shape_v<Exec>>(
       "kacc::blas::gemv[" + std::string(1, t) + formats, exec, tr, alpha, A, x, beta, y);
+  kacc::Impl::throw_if_saturated("kacc::blas::gemv", "y", exec, y);
 }
 
 /// gemv in y's default execution space instance, fenced.

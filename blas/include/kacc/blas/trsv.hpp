@@ -49,11 +49,10 @@ void trsv_diagonal_block(const std::string& label, const Exec& exec, bool lower,
         });
   } else {
     using policy_type = kacc::Impl::team_policy<Exec>;
-    using member_type = typename policy_type::member_type;
     using scratch_type = Kokkos::View<Acc*, typename Exec::scratch_memory_space,
                                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const auto scratch = Kokkos::PerTeam(scratch_type::shmem_size(nb));
-    auto kernel = KOKKOS_LAMBDA(const member_type& team) {
+    auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
       const scratch_type acc(team.team_scratch(0), nb);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const index_type q) {
         acc(q) = traits::zero();
@@ -264,6 +263,7 @@ void trsv(const Exec& exec, const char uplo[], const char trans[], const char di
   Kokkos::parallel_for(
       label + "_store", kacc::Impl::range(exec, 0, n),
       KOKKOS_LAMBDA(const index_type i) { b(i) = convert<BV>(w(i)); });
+  kacc::Impl::throw_if_saturated("kacc::blas::trsv", "b", exec, b);
 }
 
 /// trsv in b's default execution space instance, fenced.

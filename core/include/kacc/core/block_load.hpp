@@ -133,14 +133,14 @@ struct block_codec<bf16> : detail::simd_block_codec<bf16, detail::widen_bf16> {}
 /// Views of kacc formats or arithmetic types).
 template <class V>
 inline constexpr bool block_decodable_v =
-    is_format_v<storage_t<V>> && !format_traits<storage_t<V>>::is_scaled;
+    is_format_v<format_t<V>> && !format_traits<format_t<V>>::is_scaled;
 
 /// Whether block loads of V use SIMD conversions on this target: kernels stage entries
 /// through them only then, and keep their plain loops (which compilers vectorise whole)
 /// for the other formats.
 template <class V>
 inline constexpr bool block_load_vectorised_v =
-    block_decodable_v<V>&& block_codec<storage_t<V>>::vectorised;
+    block_decodable_v<V>&& block_codec<format_t<V>>::vectorised;
 
 /// Entries a kernel stages through block loads at a time: converted into a local array
 /// (L1-resident) first, then summed in a separate loop that compilers vectorise whole.
@@ -149,7 +149,7 @@ constexpr int block_stage = 256;
 /// The type V(i) reads an entry as before convert<T>: its arithmetic type for kacc views
 /// and plain Views of arithmetic types, double for plain Views of kacc formats.
 template <class V>
-using read_t = std::conditional_t<is_kacc_view_v<V> || std::is_arithmetic<storage_t<V>>::value,
+using read_t = std::conditional_t<is_kacc_view_v<V> || std::is_arithmetic<format_t<V>>::value,
                                   arithmetic_t<V>, double>;
 
 /// The address of entry (i...) of V's storage.
@@ -170,7 +170,7 @@ KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type i, T* o
 #if !defined(KACC_DEVICE_PASS)
   if constexpr (block_decodable_v<V>) {
     if (v.stride(0) == 1) {
-      block_codec<storage_t<V>>::template decode<W, read_t<V>>(storage_pointer(v, i), out);
+      block_codec<format_t<V>>::template decode<W, read_t<V>>(storage_pointer(v, i), out);
       return;
     }
   }
@@ -187,7 +187,7 @@ KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type r, cons
 #if !defined(KACC_DEVICE_PASS)
   if constexpr (block_decodable_v<V>) {
     if (v.stride(dim) == 1) {
-      block_codec<storage_t<V>>::template decode<W, read_t<V>>(storage_pointer(v, r, c), out);
+      block_codec<format_t<V>>::template decode<W, read_t<V>>(storage_pointer(v, r, c), out);
       return;
     }
   }

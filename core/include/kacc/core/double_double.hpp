@@ -21,6 +21,7 @@
 /// Kokkos::reduction_identity specialisation and, for storage, a format_traits one.
 
 #include <kacc/core/accumulator.hpp>
+#include <kacc/core/compound_operators.hpp>
 #include <kacc/core/error_free.hpp>
 #include <kacc/core/format_traits.hpp>
 
@@ -32,7 +33,7 @@
 namespace kacc {
 
 /// hi + lo, |lo| <= ulp(hi) / 2 (see the file comment).
-struct double_double {
+struct double_double : detail::arithmetic_from_compound<double_double> {
   /// The value rounded to double.
   double hi = 0;
   /// The rounding error of hi.
@@ -125,57 +126,12 @@ struct double_double {
   }
 };
 
+// The operator mixin is an empty base: 2 doubles, no more.
+static_assert(sizeof(double_double) == 2 * sizeof(double), "double_double: 2 doubles");
+
 /// -x (exact).
 KOKKOS_INLINE_FUNCTION double_double operator-(const double_double& x) {
   return double_double(-x.hi, -x.lo);
-}
-/// x + y.
-KOKKOS_INLINE_FUNCTION double_double operator+(double_double x, const double_double& y) {
-  return x += y;
-}
-/// x + y for a double y.
-KOKKOS_INLINE_FUNCTION double_double operator+(double_double x, double y) {
-  return x += y;
-}
-/// x + y for a double x.
-KOKKOS_INLINE_FUNCTION double_double operator+(double x, double_double y) {
-  return y += x;
-}
-/// x - y.
-KOKKOS_INLINE_FUNCTION double_double operator-(double_double x, const double_double& y) {
-  return x -= y;
-}
-/// x - y for a double y.
-KOKKOS_INLINE_FUNCTION double_double operator-(double_double x, double y) {
-  return x += -y;
-}
-/// x - y for a double x.
-KOKKOS_INLINE_FUNCTION double_double operator-(double x, const double_double& y) {
-  return -y + x;
-}
-/// x * y.
-KOKKOS_INLINE_FUNCTION double_double operator*(double_double x, const double_double& y) {
-  return x *= y;
-}
-/// x * y for a double y.
-KOKKOS_INLINE_FUNCTION double_double operator*(double_double x, double y) {
-  return x *= y;
-}
-/// x * y for a double x.
-KOKKOS_INLINE_FUNCTION double_double operator*(double x, double_double y) {
-  return y *= x;
-}
-/// x / y.
-KOKKOS_INLINE_FUNCTION double_double operator/(double_double x, const double_double& y) {
-  return x /= y;
-}
-/// x / y for a double y.
-KOKKOS_INLINE_FUNCTION double_double operator/(double_double x, double y) {
-  return x /= y;
-}
-/// x / y for a double x.
-KOKKOS_INLINE_FUNCTION double_double operator/(double x, const double_double& y) {
-  return double_double(x) /= y;
 }
 
 /// Comparisons of the exact values (normalised pairs compare lexicographically).
@@ -338,17 +294,7 @@ struct accumulator_name<double_double> {
 
 /// Conversions (kacc::convert) to and from double_double, and its name in kernel labels.
 template <>
-struct format_traits<double_double> {
-  using storage_type = double_double;
-  static constexpr bool is_scaled = false;
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static T decode(const double_double& s) {
-    return static_cast<T>(s);
-  }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static double_double encode(const T& v) {
-    return double_double(v);
-  }
+struct format_traits<double_double> : detail::cast_format_traits<double_double> {
   KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return DBL_MAX; }
   static constexpr const char* name() { return "dd"; }
 };

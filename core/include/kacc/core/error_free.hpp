@@ -9,22 +9,21 @@
 #include <kacc/core/config.hpp>
 
 #include <cmath>
+#include <type_traits>
 
 namespace kacc {
 namespace math {
 
-/// a * b + c with one rounding, on host and device.
-KOKKOS_INLINE_FUNCTION double fma(double a, double b, double c) {
+/// a * b + c with one rounding, on host and device, for float and double.
+template <class T,
+          class = std::enable_if_t<std::is_same<T, double>::value || std::is_same<T, float>::value>>
+KOKKOS_INLINE_FUNCTION T fma(T a, T b, T c) {
 #if defined(KACC_DEVICE_PASS)
-  return ::fma(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-/// a * b + c with one rounding, on host and device.
-KOKKOS_INLINE_FUNCTION float fma(float a, float b, float c) {
-#if defined(KACC_DEVICE_PASS)
-  return ::fmaf(a, b, c);
+  if constexpr (std::is_same<T, float>::value) {
+    return ::fmaf(a, b, c);
+  } else {
+    return ::fma(a, b, c);
+  }
 #else
   return std::fma(a, b, c);
 #endif

@@ -10,7 +10,8 @@
 ///   - `max_value()`: largest finite value as double (for the saturating policy);
 ///   - `name()`: a short name for kernel labels and reports;
 ///   - scaled formats only: `scale_for<T>(T largest_magnitude)`, the scale deep_copy gives
-///     data with that largest magnitude.
+///     data with that largest magnitude, and `fits<T>(T v, T scale)`, whether encode stores
+///     v rounded (false raises the view's saturation flag).
 /// No kernel changes: kernels see formats only through kacc::View.
 
 #include <kacc/core/float_format.hpp>
@@ -29,6 +30,11 @@ struct ieee {};
 /// NaN (the "auto-adaptive rounding" of Haidar et al. 2020). Integer formats always
 /// saturate because they have no infinity.
 struct saturate {};
+/// Scaled formats only: writes saturate and raise the view's saturation flag as under
+/// `saturate`, and kacc's host entry points that write such a view (kacc::deep_copy, the
+/// blas and sparse kernels) throw std::overflow_error when the flag is set after they ran.
+/// Kernels cannot throw, so a kernel of the user's own reports through v.saturated().
+struct throw_on_host {};
 }  // namespace overflow
 
 /// View property naming the storage format: `kacc::View<double*, kacc::StoredAs<kacc::fp16>>`.
@@ -38,15 +44,34 @@ struct StoredAs {
   using overflow_policy = OverflowPolicy;
 };
 
-/// Integer storage with one scale per vector (rank 1) or per column (the last index for
-/// rank >= 2): value = integer * scale. `kacc::deep_copy` into such a view gives each
-/// column the smallest power of two that maps its largest magnitude into the integer range
-/// (format_traits::scale_for; an all-zero column gets scale 1; non-finite data throws
+/// View property of scaled views: the dimension whose index picks an entry's scale, or -1
+/// for one scale for the whole view. Fixed at compile time, so an access loads its scale
+/// at that index (or at 0) of a contiguous array. The default is ScalesAlong<-1> for a
+/// vector and the last dimension otherwise (ScalePerColumn for a matrix).
+template <int Axis>
+struct ScalesAlong {
+  /// The dimension the scales run along, -1 for one scale.
+  static constexpr int axis = Axis;
+};
+/// One scale for the whole view.
+using OneScale = ScalesAlong<-1>;
+/// One scale per row of a matrix (index 0).
+using ScalePerRow = ScalesAlong<0>;
+/// One scale per column of a matrix (index 1), the default for a matrix.
+using ScalePerColumn = ScalesAlong<1>;
+
+/// Integer storage with scales: value = integer * scale, one scale per index of the view's
+/// scale dimension (kacc::ScalesAlong; by default one per vector and one per column of a
+/// matrix). `kacc::deep_copy` into such a view gives each scale the smallest power of two
+/// that maps the largest magnitude it applies to into the integer range
+/// (format_traits::scale_for; all-zero data get scale 1; non-finite data throws
 /// std::invalid_argument). Writes round once to the nearest integer, ties to even, and
-/// saturate at +-largest, silently (nothing counts them); NaN is stored as 0 (integers
-/// have no NaN). A row or block subview shares its scales with entries outside it, so
-/// deep_copy into it keeps the existing scales (and saturates). Scales set by hand that
-/// are not powers of two work, but then v / scale is rounded before the integer is.
+/// saturate at +-largest; NaN is stored as 0 (integers have no NaN). A write that
+/// saturates or stores NaN raises the view's saturation flag (View::saturated(), shared by
+/// copies and subviews of the allocation; View::clear_saturated() resets it). A subview
+/// that shares its scales with entries outside it (a row of a per-column matrix) keeps
+/// them in deep_copy, so values beyond them saturate, and are flagged. Scales set by hand
+/// that are not powers of two work, but then v / scale is rounded before the integer is.
 template <class Integer>
 struct scaled {
   static_assert(std::is_integral<Integer>::value && std::is_signed<Integer>::value,
@@ -162,6 +187,13 @@ struct format_traits<scaled<Integer>> {
     return s;
   }
 
+  /// Whether encode(v, scale) stores v rounded, rather than saturating (|v / scale| rounds
+  /// beyond largest, v infinite) or storing 0 for NaN.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static bool fits(T v, T scale) {
+    return math::fabs(math::nearbyint(v / scale)) < detail::integer_limit_v<T, Integer>;
+  }
+
   /// The scale deep_copy gives data whose largest magnitude is `magnitude` (> 0, finite):
   /// the smallest power of two that maps it into the integer range, so encoding divides
   /// exactly, and no smaller than T's smallest normal, so neither 1 / scale nor a decoded
@@ -209,6 +241,9 @@ namespace detail {
 
 /// Stand-in for the scale of formats that have none; costs no storage in a proxy.
 struct no_scale {};
+/// Stand-in for the saturation flag of formats that have none; a type of its own, so that
+/// it and no_scale can share an address in a proxy.
+struct no_flag {};
 
 template <class Format, class T>
 using scale_t = std::conditional_t<format_traits<Format>::is_scaled, T, no_scale>;
@@ -223,13 +258,28 @@ KOKKOS_INLINE_FUNCTION T load(const typename format_traits<Format>::storage_type
   }
 }
 
-template <class Format, class Policy, class T, class Scale>
-KOKKOS_INLINE_FUNCTION typename format_traits<Format>::storage_type store_value(T v, Scale scale) {
+/// Records a saturated write: a relaxed atomic store of 1, made only when one happens, so
+/// writes that fit cost a compare and no memory traffic.
+KOKKOS_INLINE_FUNCTION void raise_flag(int* flag) {
+#if KACC_KOKKOS_VERSION_AT_LEAST(4, 0)
+  Kokkos::atomic_store(flag, 1);
+#else
+  Kokkos::Impl::atomic_store(flag, 1, Kokkos::Impl::memory_order_relaxed);
+#endif
+}
+
+template <class Format, class Policy, class T, class Scale, class Flag = no_flag>
+KOKKOS_INLINE_FUNCTION typename format_traits<Format>::storage_type store_value(T v, Scale scale,
+                                                                                Flag flag = {}) {
   using traits = format_traits<Format>;
   if constexpr (traits::is_scaled) {
+    if constexpr (std::is_pointer<Flag>::value) {
+      if (flag != nullptr && !traits::template fits<T>(v, scale)) raise_flag(flag);
+    }
     return traits::template encode<T>(v, scale);
   } else {
     (void)scale;
+    (void)flag;
     if constexpr (std::is_same<Policy, overflow::saturate>::value) {
       const T largest = static_cast<T>(traits::max_value());
       v = v > largest ? largest : (v < -largest ? -largest : v);

@@ -1,13 +1,15 @@
 #pragma once
 /// @file
 /// What every kacc kernel launch shares, in blas and sparse alike: 64-bit launch indices,
-/// the choice between the loop shapes for CPUs and for GPUs, and the check that a view
-/// can be reached from the execution space that runs the kernel.
+/// the choice between the loop shapes for CPUs and for GPUs, the check that a view can be
+/// reached from the execution space that runs the kernel, the argument checks of the
+/// entry points (modes, aliasing) and the pieces of kernel labels.
 
 #include <kacc/core/accumulator.hpp>
 #include <kacc/core/traits.hpp>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace kacc {
@@ -39,6 +41,16 @@ template <class Exec>
 using range_policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<index_type>>;
 template <class Exec>
 using team_policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<index_type>>;
+/// The team handle a team_policy<Exec> kernel receives.
+template <class Exec>
+using team_member = typename team_policy<Exec>::member_type;
+
+/// The index of the calling thread among all threads of a team_policy launch: team after
+/// team, thread by thread within a team.
+template <class Member>
+KOKKOS_INLINE_FUNCTION index_type team_thread(const Member& team) {
+  return team.league_rank() * static_cast<index_type>(team.team_size()) + team.team_rank();
+}
 
 /// [begin, end) in exec with 64-bit indices.
 template <class Exec>
@@ -68,7 +80,7 @@ using sum_reducer = Kokkos::Sum<Acc>;
 /// The storage format of V for kernel labels ("fp32", "e8m15", ...).
 template <class V>
 const char* format_of() {
-  using F = storage_t<V>;
+  using F = format_t<V>;
   if constexpr (is_format_v<F>) {
     return format_name<F>();
   } else {
@@ -110,6 +122,55 @@ bool overlaps(const A& a, const B& b) {
   const auto a1 = a0 + a.span() * sizeof(std::remove_pointer_t<decltype(a.data())>);
   const auto b1 = b0 + b.span() * sizeof(std::remove_pointer_t<decltype(b.data())>);
   return a0 < b1 && b0 < a1;
+}
+
+/// Throws std::invalid_argument "<where>: <message>"; `where` names the entry point, e.g.
+/// "kacc::blas::gemv".
+[[noreturn]] inline void fail(const std::string& where, const std::string& message) {
+  throw std::invalid_argument(where + ": " + message);
+}
+
+/// The upper-cased character of a one-character mode string if it is one of `allowed`;
+/// otherwise fails naming the argument, what it was and what is allowed.
+inline char mode_char(const std::string& where, const char* argument, const char* mode,
+                      const char* allowed) {
+  const std::string m = mode ? mode : "";
+  if (m.size() == 1) {
+    const char c = (m[0] >= 'a' && m[0] <= 'z') ? static_cast<char>(m[0] - 'a' + 'A') : m[0];
+    for (const char* a = allowed; *a; ++a)
+      if (*a == c) return c;
+  }
+  fail(where, std::string("argument ") + argument + " is \"" + m + "\"; expected one of \"" +
+                  allowed + "\" (one character)");
+}
+
+/// Fails when the output view `out` shares memory with the input `in`: "<where>: y
+/// (extents (3)) aliases x (extents (3))".
+template <class Out, class In>
+void check_no_alias(const std::string& where, const char* out_name, const Out& out,
+                    const char* in_name, const In& in) {
+  if (overlaps(out, in)) {
+    fail(where, std::string(out_name) + " (extents " + extents_of(out) + ") aliases " + in_name +
+                    " (extents " + extents_of(in) + ")");
+  }
+}
+
+/// For a view whose overflow policy is overflow::throw_on_host: fences exec and throws
+/// std::overflow_error naming `where` and the argument when the view's saturation flag is
+/// set. Nothing (not even the fence) for other views.
+template <class Exec, class V>
+void throw_if_saturated(const std::string& where, const char* argument, const Exec& exec,
+                        const V& v) {
+  if constexpr (is_kacc_view_v<V>) {
+    if constexpr (std::is_same<typename V::overflow_policy, overflow::throw_on_host>::value) {
+      exec.fence();
+      if (v.saturated()) {
+        throw std::overflow_error(where + ": a write into " + argument + " ('" + v.label() +
+                                  "') did not fit its scale and saturated (the view's "
+                                  "saturation flag is set; clear_saturated() resets it)");
+      }
+    }
+  }
 }
 
 }  // namespace Impl

@@ -16,7 +16,7 @@
 namespace kacc {
 
 /// x[0] + x[1] + x[2] + x[3] (see the file comment).
-struct quad_double {
+struct quad_double : detail::arithmetic_from_compound<quad_double> {
   /// The components, by decreasing magnitude; x[0] is the value rounded to double.
   double x[4] = {0, 0, 0, 0};
 
@@ -179,59 +179,14 @@ struct quad_double {
   }
 };
 
+// The operator mixin is an empty base: 4 doubles, no more.
+static_assert(sizeof(quad_double) == 4 * sizeof(double), "quad_double: 4 doubles");
+
 /// -x (exact).
 KOKKOS_INLINE_FUNCTION quad_double operator-(const quad_double& x) {
   quad_double n;
   for (int i = 0; i < 4; ++i) n.x[i] = -x.x[i];
   return n;
-}
-/// x + y.
-KOKKOS_INLINE_FUNCTION quad_double operator+(quad_double x, const quad_double& y) {
-  return x += y;
-}
-/// x + y for a double y.
-KOKKOS_INLINE_FUNCTION quad_double operator+(quad_double x, double y) {
-  return x += y;
-}
-/// x + y for a double x.
-KOKKOS_INLINE_FUNCTION quad_double operator+(double x, quad_double y) {
-  return y += x;
-}
-/// x - y.
-KOKKOS_INLINE_FUNCTION quad_double operator-(quad_double x, const quad_double& y) {
-  return x -= y;
-}
-/// x - y for a double y.
-KOKKOS_INLINE_FUNCTION quad_double operator-(quad_double x, double y) {
-  return x += -y;
-}
-/// x - y for a double x.
-KOKKOS_INLINE_FUNCTION quad_double operator-(double x, const quad_double& y) {
-  return -y + x;
-}
-/// x * y.
-KOKKOS_INLINE_FUNCTION quad_double operator*(quad_double x, const quad_double& y) {
-  return x *= y;
-}
-/// x * y for a double y.
-KOKKOS_INLINE_FUNCTION quad_double operator*(quad_double x, double y) {
-  return x *= y;
-}
-/// x * y for a double x.
-KOKKOS_INLINE_FUNCTION quad_double operator*(double x, quad_double y) {
-  return y *= x;
-}
-/// x / y.
-KOKKOS_INLINE_FUNCTION quad_double operator/(quad_double x, const quad_double& y) {
-  return x /= y;
-}
-/// x / y for a double y.
-KOKKOS_INLINE_FUNCTION quad_double operator/(quad_double x, double y) {
-  return x /= quad_double(y);
-}
-/// x / y for a double x.
-KOKKOS_INLINE_FUNCTION quad_double operator/(double x, const quad_double& y) {
-  return quad_double(x) /= y;
 }
 
 /// x == y (renormalised components compare one by one).
@@ -322,17 +277,7 @@ struct accumulator_name<quad_double> {
 
 /// Conversions (kacc::convert) to and from quad_double, and its name in kernel labels.
 template <>
-struct format_traits<quad_double> {
-  using storage_type = quad_double;
-  static constexpr bool is_scaled = false;
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static T decode(const quad_double& s) {
-    return static_cast<T>(s);
-  }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static quad_double encode(const T& v) {
-    return quad_double(v);
-  }
+struct format_traits<quad_double> : detail::cast_format_traits<quad_double> {
   KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return DBL_MAX; }
   static constexpr const char* name() { return "qd"; }
 };

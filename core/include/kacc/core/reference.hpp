@@ -216,10 +216,15 @@ class reference
       detail::reference_entry<Arithmetic, Format, typename format_traits<Format>::storage_type>;
 
  public:
-  /// Refers to the entry at `p` with the given scale.
+  /// Where a write that saturates is recorded: the view's flag for scaled formats, an
+  /// empty stand-in otherwise.
+  using flag_type = std::conditional_t<format_traits<Format>::is_scaled, int*, detail::no_flag>;
+
+  /// Refers to the entry at `p` with the given scale; writes that saturate set *flag (when
+  /// not null).
   KOKKOS_INLINE_FUNCTION reference(typename entry::storage_type* p,
-                                   typename entry::scale_type scale)
-      : entry(p, scale) {}
+                                   typename entry::scale_type scale, flag_type flag = {})
+      : entry(p, scale), flag_(flag) {}
   /// Not copyable: a copy would be a second handle on the entry that outlives the expression.
   reference(const reference&) = delete;
   /// Movable, so functions can return a proxy and forward it.
@@ -228,7 +233,7 @@ class reference
 
   /// Rounds value to the storage format (once) and stores it; returns what was stored.
   KOKKOS_INLINE_FUNCTION Arithmetic operator=(Arithmetic value) && {
-    *this->entry_ = detail::store_value<Format, OverflowPolicy>(value, this->scale_);
+    *this->entry_ = detail::store_value<Format, OverflowPolicy>(value, this->scale_, flag_);
     return this->get();
   }
   /// Stores the value of another entry (never rebinds the proxy).
@@ -239,6 +244,9 @@ class reference
   KOKKOS_INLINE_FUNCTION Arithmetic operator=(reference&& other) && {
     return std::move(*this) = other.get();
   }
+
+ private:
+  KACC_NO_UNIQUE_ADDRESS flag_type flag_;
 };
 
 /// The read-only proxy: the same reads and operators, no assignment.

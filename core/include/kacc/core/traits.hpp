@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Traits that work for kacc views and plain Kokkos Views alike, so kernels are written
-/// once: `arithmetic_t<V>` (the type entries compute in), `storage_t<V>` (the format they
+/// once: `arithmetic_t<V>` (the type entries compute in), `format_t<V>` (the format they
 /// are stored in), `is_view_v<V>` (either kind of view), `is_kacc_view_v<V>`.
 
 #include <kacc/core/view.hpp>
@@ -36,8 +36,12 @@ struct view_formats<V, false> {
 
 template <class V>
 using arithmetic_t = typename detail::view_formats<std::remove_cv_t<V>>::arithmetic_type;
+/// The format V's entries are stored in (V::storage_type is one entry's bits).
 template <class V>
-using storage_t = typename detail::view_formats<std::remove_cv_t<V>>::format_type;
+using format_t = typename detail::view_formats<std::remove_cv_t<V>>::format_type;
+/// The old name of format_t.
+template <class V>
+using storage_t [[deprecated("kacc::storage_t is now kacc::format_t")]] = format_t<V>;
 
 /// The rank of a kacc or Kokkos view as a plain constant (usable in device code, where
 /// the conversion operator of Kokkos' and kacc's rank constants is host-only).
@@ -47,18 +51,39 @@ inline constexpr unsigned rank_v = static_cast<unsigned>(V::rank);
 /// Bytes one entry of V occupies in memory (scales of scaled views not counted).
 template <class V>
 constexpr std::size_t bytes_per_entry() {
-  return sizeof(typename format_traits<storage_t<V>>::storage_type);
+  return sizeof(typename format_traits<format_t<V>>::storage_type);
 }
 
 /// The common arithmetic type of several views (fp64 when any of them computes in fp64).
 template <class... V>
 using common_arithmetic_t = std::common_type_t<arithmetic_t<V>...>;
 
-/// kacc::View type over the Kokkos View type KV, computing in Arithmetic.
+namespace detail {
+/// The scale axis a view of the given rank gets by default: none for a vector, the last
+/// dimension otherwise.
+constexpr int default_scale_axis(unsigned rank) {
+  return rank == 1 ? -1 : static_cast<int>(rank) - 1;
+}
+
+template <class KV, class Arithmetic, class Format, class Policy, int ScaleAxis,
+          bool = format_traits<Format>::is_scaled>
+struct view_over {
+  using type = View<replace_value_t<typename KV::data_type, Arithmetic>, typename KV::array_layout,
+                    typename KV::device_type, typename KV::memory_traits, StoredAs<Format, Policy>,
+                    ScalesAlong<ScaleAxis>>;
+};
+template <class KV, class Arithmetic, class Format, class Policy, int ScaleAxis>
+struct view_over<KV, Arithmetic, Format, Policy, ScaleAxis, false> {
+  using type = View<replace_value_t<typename KV::data_type, Arithmetic>, typename KV::array_layout,
+                    typename KV::device_type, typename KV::memory_traits, StoredAs<Format, Policy>>;
+};
+}  // namespace detail
+
+/// kacc::View type over the Kokkos View type KV, computing in Arithmetic; scaled formats
+/// take their scales along dimension ScaleAxis (see ScalesAlong).
 template <class KV, class Arithmetic, class Format = typename KV::non_const_value_type,
-          class Policy = overflow::ieee>
-using view_over_t =
-    View<detail::replace_value_t<typename KV::data_type, Arithmetic>, typename KV::array_layout,
-         typename KV::device_type, typename KV::memory_traits, StoredAs<Format, Policy>>;
+          class Policy = overflow::ieee,
+          int ScaleAxis = detail::default_scale_axis(static_cast<unsigned>(KV::rank))>
+using view_over_t = typename detail::view_over<KV, Arithmetic, Format, Policy, ScaleAxis>::type;
 
 }  // namespace kacc

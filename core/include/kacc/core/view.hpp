@@ -3,7 +3,8 @@
 /// kacc::View: a Kokkos::View whose entries are stored in one format and read and
 /// written in another. Template properties follow Kokkos::View: the data type gives the
 /// arithmetic type and rank; layout, device or space and memory traits pass through to
-/// the storage View; `kacc::StoredAs<Format, OverflowPolicy>` names the storage.
+/// the storage View; `kacc::StoredAs<Format, OverflowPolicy>` names the storage and, for
+/// scaled formats, `kacc::ScalesAlong<Axis>` which dimension the scales run along.
 ///
 ///     kacc::View<double*, kacc::StoredAs<kacc::fp16>> v("v", n);   // 2 bytes, fp64 math
 ///
@@ -62,21 +63,36 @@ struct is_stored_as : std::false_type {};
 template <class F, class P>
 struct is_stored_as<StoredAs<F, P>> : std::true_type {};
 
+template <class T>
+struct is_scales_along : std::false_type {};
+template <int Axis>
+struct is_scales_along<ScalesAlong<Axis>> : std::true_type {};
+
+template <class Along>
+struct scales_along_axis : std::integral_constant<int, Along::axis> {};
+template <>
+struct scales_along_axis<void> : std::integral_constant<int, 0> {};
+
 template <class... Ps>
 struct type_list {};
 
-// Splits View properties into the StoredAs one (void if absent) and the Kokkos ones.
-template <class Kept, class Found, class... Rest>
+// Splits View properties into the StoredAs one and the ScalesAlong one (void if absent) and
+// the Kokkos ones.
+template <class Kept, class Stored, class Along, class... Rest>
 struct split_properties;
-template <class... Kept, class Found>
-struct split_properties<type_list<Kept...>, Found> {
+template <class... Kept, class Stored, class Along>
+struct split_properties<type_list<Kept...>, Stored, Along> {
   using kokkos_properties = type_list<Kept...>;
-  using stored_as = Found;
+  using stored_as = Stored;
+  using scales_along = Along;
 };
-template <class... Kept, class Found, class P, class... Rest>
-struct split_properties<type_list<Kept...>, Found, P, Rest...>
-    : std::conditional_t<is_stored_as<P>::value, split_properties<type_list<Kept...>, P, Rest...>,
-                         split_properties<type_list<Kept..., P>, Found, Rest...>> {};
+template <class... Kept, class Stored, class Along, class P, class... Rest>
+struct split_properties<type_list<Kept...>, Stored, Along, P, Rest...>
+    : std::conditional_t<
+          is_stored_as<P>::value, split_properties<type_list<Kept...>, P, Along, Rest...>,
+          std::conditional_t<is_scales_along<P>::value,
+                             split_properties<type_list<Kept...>, Stored, P, Rest...>,
+                             split_properties<type_list<Kept..., P>, Stored, Along, Rest...>>> {};
 
 template <class Data, class Properties>
 struct kokkos_view_of;
@@ -85,21 +101,27 @@ struct kokkos_view_of<Data, type_list<Ps...>> {
   using type = Kokkos::View<Data, Ps...>;
 };
 
-/// Where a scaled view finds an entry's scale: scales(last index * stride).
-template <class ScaleView>
+/// A scaled view's scales: one per index of the view's scale axis (one in all when it has
+/// none), contiguous, so an access loads scales(i_axis), or scales(0), with no stride.
+template <class ScaleView, class FlagView>
 struct scale_state {
   ScaleView scales;
-  std::size_t stride = 0;
+  /// Set (to 1) by any write that saturated; shared by every view of the same allocation.
+  FlagView saturated;
   /// The scales also cover entries outside this view (a row or block subview), so
   /// deep_copy must keep them rather than pick new ones from this view's data alone.
   bool shared = false;
 };
 
-template <class... I>
-KOKKOS_INLINE_FUNCTION std::size_t last_index(const I&... i) {
-  std::size_t last = 0;
-  ((last = static_cast<std::size_t>(i)), ...);
-  return last;
+/// The Axis-th of the indices i..., or 0 for Axis -1 (one scale for the view).
+template <int Axis, class... I>
+KOKKOS_FORCEINLINE_FUNCTION std::size_t scale_index(const I&... i) {
+  if constexpr (Axis < 0) {
+    return 0;
+  } else {
+    const std::size_t all[] = {static_cast<std::size_t>(i)...};
+    return all[Axis];
+  }
 }
 
 /// Throws std::invalid_argument for negative extents or a size that overflows.
@@ -125,7 +147,7 @@ void check_extents(const std::string& label, std::size_t entry_bytes, N... n) {
 /// its base class (the scale holder) can name them.
 template <class DataType, class... Properties>
 struct view_types {
-  using split = split_properties<type_list<>, void, Properties...>;
+  using split = split_properties<type_list<>, void, void, Properties...>;
   using const_value = typename base_value<DataType>::type;
   using arithmetic_type = std::remove_const_t<const_value>;
   using stored_as = std::conditional_t<std::is_void<typename split::stored_as>::value,
@@ -136,10 +158,27 @@ struct view_types {
                                                     typename split::kokkos_properties>::type;
   static constexpr bool is_const = std::is_const<const_value>::value;
   static constexpr bool is_scaled = format_traits<format_type>::is_scaled;
+  static constexpr int rank = static_cast<int>(storage_view_type::rank);
+  /// The dimension the scales run along: the property's, else none for a vector and the
+  /// last dimension (columns of a matrix) otherwise.
+  static constexpr int scale_axis = std::is_void<typename split::scales_along>::value
+                                        ? (rank == 1 ? -1 : rank - 1)
+                                        : scales_along_axis<typename split::scales_along>::value;
+  static_assert(scale_axis >= -1 && scale_axis < rank,
+                "kacc::ScalesAlong: the axis must be -1 (one scale) or a dimension of the view");
+  static_assert(is_scaled || std::is_void<typename split::scales_along>::value,
+                "kacc::ScalesAlong applies to scaled formats only");
+  static_assert(
+      is_scaled ||
+          !std::is_same<typename stored_as::overflow_policy, overflow::throw_on_host>::value,
+      "kacc::overflow::throw_on_host applies to scaled formats only (the others have no "
+      "saturation flag)");
   using scale_view_type =
       Kokkos::View<std::conditional_t<is_const, const arithmetic_type, arithmetic_type>*,
-                   Kokkos::LayoutStride, typename storage_view_type::device_type>;
-  using scale_state_type = std::conditional_t<is_scaled, scale_state<scale_view_type>, no_scale>;
+                   Kokkos::LayoutRight, typename storage_view_type::device_type>;
+  using flag_view_type = Kokkos::View<int, typename storage_view_type::device_type>;
+  using scale_state_type =
+      std::conditional_t<is_scaled, scale_state<scale_view_type, flag_view_type>, no_scale>;
 };
 
 /// Holds a view's scale state. For unscaled formats the state is empty and the holder is
@@ -199,8 +238,11 @@ class View : private detail::scale_holder<
   static constexpr std::integral_constant<unsigned, static_cast<unsigned>(storage_view_type::rank)>
       rank{};
 
+  /// The dimension whose index picks an entry's scale (-1: one scale for the view).
+  static constexpr int scale_axis = types::scale_axis;
   using scale_type = detail::scale_t<format_type, arithmetic_type>;
   using scale_view_type = typename types::scale_view_type;
+  using flag_view_type = typename types::flag_view_type;
   using scale_state_type = typename types::scale_state_type;
   using reference_type = std::conditional_t<
       is_const, arithmetic_type,
@@ -212,7 +254,7 @@ class View : private detail::scale_holder<
   /// Allocates `label` with the given extents (scales start at 1).
   template <class... N, class Enable = std::enable_if_t<(std::is_integral<N>::value && ...)>>
   explicit View(const std::string& label, N... extents)
-      : holder(initial_scales(label, last_extent(static_cast<std::size_t>(extents)...))),
+      : holder(initial_scales(label, scale_extent(static_cast<std::size_t>(extents)...))),
         storage_((detail::check_extents(label, sizeof(storage_type), extents...), label),
                  static_cast<std::size_t>(extents)...) {}
 
@@ -223,31 +265,53 @@ class View : private detail::scale_holder<
                 !std::is_convertible<AllocProperties, std::string>::value &&
                 !Kokkos::is_view<AllocProperties>::value && (std::is_integral<N>::value && ...)>>
   View(const AllocProperties& properties, N... extents)
-      : holder(initial_scales("kacc::View", last_extent(static_cast<std::size_t>(extents)...))),
+      : holder(initial_scales("kacc::View", scale_extent(static_cast<std::size_t>(extents)...))),
         storage_(
             (detail::check_extents("kacc::View", sizeof(storage_type), extents...), properties),
             static_cast<std::size_t>(extents)...) {}
 
-  /// Wraps existing storage without copying (scales start at 1 for scaled formats).
+  /// Wraps existing storage without copying. Scaled formats need their scales as well
+  /// (the constructor below, or make_view with scales): integers alone have no value.
   template <class... KP>
-  explicit View(const Kokkos::View<KP...>& storage)
-      : holder(initial_scales(storage.label(), storage.extent(rank - 1))), storage_(storage) {}
-
-  /// Wraps existing integer storage and its scales: entry scale = scales(last index * stride).
-  /// `shared` says the scales also serve entries outside this storage (see scale_state).
-  template <class... KP>
-  View(const Kokkos::View<KP...>& storage, const scale_view_type& scales, std::size_t stride,
-       bool shared = false)
-      : holder(scale_state_type{scales, stride, shared}), storage_(storage) {
-    static_assert(is_scaled, "only views of scaled formats take scales");
+  explicit View(const Kokkos::View<KP...>& storage) : storage_(storage) {
+    static_assert(!is_scaled,
+                  "kacc::View: storage of a scaled format has no value without its scales; wrap "
+                  "it as View(storage, scales) or kacc::make_view<Arithmetic, Format>(storage, "
+                  "scales)");
   }
 
-  /// From a compatible kacc view (same format; e.g. non-const to const, any layout to stride).
+  /// Wraps existing integer storage and its scales, one per index of dimension scale_axis
+  /// (one in all for scale_axis -1); throws std::invalid_argument when the number of scales
+  /// differs. The view gets a saturation flag of its own.
+  template <class... KP>
+  View(const Kokkos::View<KP...>& storage, const scale_view_type& scales)
+      : View(storage, scale_state_type{scales, flag_view_type("kacc::View::saturated"), false}) {}
+
+  /// Wraps storage with a given scale state (scales, saturation flag, whether the scales are
+  /// shared with entries outside the view): how subviews and mirrors keep their parent's.
+  template <class... KP>
+  View(const Kokkos::View<KP...>& storage, const scale_state_type& state)
+      : holder(state), storage_(storage) {
+    static_assert(is_scaled, "only views of scaled formats take scales");
+    const std::size_t needed = scale_axis < 0 ? 1 : storage.extent(scale_axis < 0 ? 0 : scale_axis);
+    if (state.scales.extent(0) != needed || !state.saturated.is_allocated()) {
+      throw std::invalid_argument(
+          "kacc::View '" + storage.label() + "': scales has extent " +
+          std::to_string(state.scales.extent(0)) + " but the view needs " + std::to_string(needed) +
+          (scale_axis < 0 ? std::string(" (one scale)")
+                          : " (one per index of dimension " + std::to_string(scale_axis) + ")"));
+    }
+  }
+
+  /// From a compatible kacc view (same format and scale axis; e.g. non-const to const, any
+  /// layout to stride).
   template <class D, class... P>
   View(const View<D, P...>& other)
       : holder(convert_state(other.scale_state())), storage_(other.storage()) {
     static_assert(std::is_same<typename View<D, P...>::format_type, format_type>::value,
                   "kacc::View: converting between different storage formats needs kacc::deep_copy");
+    static_assert(!is_scaled || View<D, P...>::scale_axis == scale_axis,
+                  "kacc::View: converting between scaled views needs the same scale axis");
   }
 
   template <class... I>
@@ -258,6 +322,8 @@ class View : private detail::scale_holder<
       return detail::load<arithmetic_type, format_type>(storage_(i...), scale_at(i...));
     } else if constexpr (is_identity) {
       return storage_(i...);
+    } else if constexpr (is_scaled) {
+      return reference_type(&storage_(i...), scale_at(i...), scale_state().saturated.data());
     } else {
       return reference_type(&storage_(i...), scale_at(i...));
     }
@@ -267,7 +333,7 @@ class View : private detail::scale_holder<
   template <class... I>
   KOKKOS_FORCEINLINE_FUNCTION scale_type scale_at(const I&... i) const {
     if constexpr (is_scaled) {
-      return scale_state().scales(detail::last_index(i...) * scale_state().stride);
+      return scale_state().scales(detail::scale_index<scale_axis>(i...));
     } else {
       return {};
     }
@@ -277,10 +343,25 @@ class View : private detail::scale_holder<
   KOKKOS_INLINE_FUNCTION const scale_state_type& scale_state() const {
     return holder::held_scale_state();
   }
-  /// The scales of a scaled view (one per column, or one for a vector).
+  /// The scales of a scaled view, one per index of dimension scale_axis (one for -1).
   KOKKOS_INLINE_FUNCTION const scale_view_type& scales() const {
     static_assert(is_scaled, "only views of scaled formats have scales");
     return scale_state().scales;
+  }
+  /// Whether a write into this view's allocation (through this view, a copy or a subview)
+  /// did not fit at its scale and was saturated (or was non-finite) since the allocation or
+  /// the last clear_saturated(). Reads a flag from the view's memory space; call it after
+  /// the kernels that wrote have finished (fence).
+  bool saturated() const {
+    static_assert(is_scaled, "only writes into scaled formats are counted");
+    int flag = 0;
+    Kokkos::deep_copy(flag, scale_state().saturated);
+    return flag != 0;
+  }
+  /// Resets the flag saturated() reads.
+  void clear_saturated() const {
+    static_assert(is_scaled, "only writes into scaled formats are counted");
+    Kokkos::deep_copy(scale_state().saturated, 0);
   }
 
   template <class R>
@@ -309,30 +390,29 @@ class View : private detail::scale_holder<
   template <class OtherState>
   static scale_state_type convert_state(const OtherState& other) {
     if constexpr (is_scaled) {
-      return {other.scales, other.stride, other.shared};
+      return {other.scales, other.saturated, other.shared};
     } else {
       return {};
     }
   }
 
+  // The number of scales a view with these extents has.
   template <class... N>
-  static std::size_t last_extent(N... extents) {
+  static std::size_t scale_extent(N... extents) {
     const std::size_t all[] = {extents...};
-    return all[sizeof...(N) - 1];
+    return scale_axis < 0 ? 1 : all[scale_axis < 0 ? 0 : scale_axis];
   }
 
   // Built in the constructors' initialiser lists: assigning into a default-constructed
   // View crashes some Kokkos development snapshots, and it is one allocation less.
-  // last_extent: the extent of the last dimension, along which the scales run.
-  static scale_state_type initial_scales(const std::string& label, std::size_t last_extent) {
+  static scale_state_type initial_scales(const std::string& label, std::size_t n) {
     if constexpr (is_scaled) {
-      const std::size_t n = rank == 1 ? 1 : last_extent;
-      Kokkos::View<arithmetic_type*, device_type> scales(label + "_scales", n);
+      Kokkos::View<arithmetic_type*, Kokkos::LayoutRight, device_type> scales(label + "_scales", n);
       Kokkos::deep_copy(scales, arithmetic_type(1));
-      return {scale_view_type(scales), rank == 1 ? 0u : 1u, false};
+      return {scale_view_type(scales), flag_view_type(label + "_saturated"), false};
     } else {
       (void)label;
-      (void)last_extent;
+      (void)n;
       return {};
     }
   }

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 namespace kacc {
 
@@ -24,20 +26,15 @@ auto make_view(const Kokkos::View<KP...>& storage) {
   return view_over_t<KV, Arithmetic, F, Policy>(storage);
 }
 
-/// Wraps integer storage with its scales as a scaled view; no copy.
+/// Wraps integer storage with its scales as a scaled view, the scales running along
+/// dimension ScaleAxis (default: one scale for a vector, one per column of a matrix); no
+/// copy. Throws std::invalid_argument when the number of scales does not match.
 template <class Arithmetic, class Format, class... KP, class... SP>
 auto make_view(const Kokkos::View<KP...>& storage, const Kokkos::View<SP...>& scales) {
   using KV = Kokkos::View<KP...>;
   using V = view_over_t<KV, Arithmetic, Format>;
   static_assert(V::is_scaled, "make_view with scales needs a scaled format");
-  const std::size_t stride = V::rank == 1 ? 0 : 1;
-  const std::size_t needed = V::rank == 1 ? 1 : storage.extent(V::rank - 1);
-  if (scales.extent(0) < needed) {
-    throw std::invalid_argument("kacc::make_view: scales has extent " +
-                                std::to_string(scales.extent(0)) + " but the storage needs " +
-                                std::to_string(needed));
-  }
-  return V(storage, typename V::scale_view_type(scales), stride);
+  return V(storage, typename V::scale_view_type(scales));
 }
 
 namespace detail {
@@ -63,40 +60,63 @@ std::pair<std::size_t, std::size_t> range_of(const Arg& arg) {
   }
 }
 
-template <class... Args>
-decltype(auto) last_argument(const Args&... args) {
-  return std::get<sizeof...(Args) - 1>(std::forward_as_tuple(args...));
+/// How a subview with arguments Args of a view whose scales run along Axis maps its scales
+/// (D: the dimensions, 0 to sizeof...(Args) - 1). Folds, not loops over arrays: nvcc's
+/// front end does not evaluate those in template arguments.
+template <int Axis, class Dims, class... Args>
+struct subview_scales_of;
+template <int Axis, std::size_t... D, class... Args>
+struct subview_scales_of<Axis, std::index_sequence<D...>, Args...> {
+  /// The argument in the scale dimension is an index (one scale is left) or ALL.
+  static constexpr bool axis_is_index =
+      (false || ... || (static_cast<int>(D) == Axis && index_range<Args>::is_index));
+  static constexpr bool axis_is_all =
+      (false || ... || (static_cast<int>(D) == Axis && index_range<Args>::is_all));
+  /// Dimensions before the scale dimension that an index drops.
+  static constexpr int dropped =
+      (0 + ... + ((static_cast<int>(D) < Axis && index_range<Args>::is_index) ? 1 : 0));
+  /// The subview's scale axis: none when the parent has none or an index fixes that
+  /// dimension, else the parent's axis less the dimensions before it that are dropped.
+  static constexpr int axis = Axis < 0 || axis_is_index ? -1 : Axis - dropped;
+  /// Every dimension but the scale axis is taken whole, so the subview holds every entry
+  /// its scales apply to.
+  static constexpr bool covers_its_scales =
+      (true && ... && (static_cast<int>(D) == Axis || index_range<Args>::is_all));
+};
+template <int Axis, class... Args>
+using subview_scales = subview_scales_of<Axis, std::index_sequence_for<Args...>, Args...>;
+
+template <int Axis, class... Args>
+decltype(auto) axis_argument(const Args&... args) {
+  return std::get < Axis < 0 ? 0 : Axis > (std::forward_as_tuple(args...));
 }
 }  // namespace detail
 
-/// A subview that is still a kacc view; arguments as for Kokkos::subview.
+/// A subview that is still a kacc view; arguments as for Kokkos::subview. A scaled view's
+/// subview keeps the scales of its entries: an index in the scale dimension leaves one
+/// scale, a range the scales of that range.
 template <class D, class... P, class... Args>
 auto subview(const View<D, P...>& v, const Args&... args) {
   using V = View<D, P...>;
   auto storage = Kokkos::subview(v.storage(), args...);
-  using R = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
-                        typename V::overflow_policy>;
   if constexpr (!V::is_scaled) {
+    using R = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
+                          typename V::overflow_policy>;
     return R(storage);
   } else {
-    // The scale follows the last dimension: picking one index of it fixes the scale.
-    using Last = std::decay_t<decltype(detail::last_argument(args...))>;
+    using map = detail::subview_scales<V::scale_axis, Args...>;
+    using R = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
+                          typename V::overflow_policy, map::axis>;
     const auto& state = v.scale_state();
-    // Entries that share a scale lie along the leading dimensions: the subview holds all of
-    // them only when every leading argument is ALL (and, for one scale, the last one too).
-    constexpr std::size_t all_args = (std::size_t{detail::index_range<Args>::is_all} + ...);
-    constexpr bool last_all = detail::index_range<Last>::is_all;
-    constexpr bool leading_all = all_args - std::size_t{last_all} == sizeof...(Args) - 1;
-    const bool shared = state.shared || !leading_all || (state.stride == 0 && !last_all);
-    if constexpr (last_all) {
-      return R(storage, state.scales, state.stride, shared);
+    const bool shared = state.shared || !map::covers_its_scales;
+    if constexpr (V::scale_axis < 0 || map::axis_is_all) {
+      return R(storage, typename R::scale_state_type{state.scales, state.saturated, shared});
     } else {
-      if (state.stride == 0) return R(storage, state.scales, 0, shared);
-      const auto range = detail::range_of(detail::last_argument(args...));
+      const auto range = detail::range_of(detail::axis_argument<V::scale_axis>(args...));
       auto scales = Kokkos::subview(
           state.scales, Kokkos::pair<std::size_t, std::size_t>(range.first, range.second));
-      return R(storage, typename R::scale_view_type(scales),
-               detail::index_range<Last>::is_index ? 0 : 1, shared);
+      return R(storage, typename R::scale_state_type{typename R::scale_view_type(scales),
+                                                     state.saturated, shared});
     }
   }
 }
@@ -106,14 +126,17 @@ template <class D, class... P>
 auto create_mirror_view(const View<D, P...>& v) {
   using V = View<D, P...>;
   auto storage = Kokkos::create_mirror_view(v.storage());
-  using R = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
-                        typename V::overflow_policy>;
   if constexpr (!V::is_scaled) {
+    using R = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
+                          typename V::overflow_policy>;
     return R(storage);
   } else {
-    auto scales = Kokkos::create_mirror_view(v.scales());
-    return R(storage, typename R::scale_view_type(scales), v.scale_state().stride,
-             v.scale_state().shared);
+    using M = view_over_t<decltype(storage), typename V::arithmetic_type, typename V::format_type,
+                          typename V::overflow_policy, V::scale_axis>;
+    const auto& state = v.scale_state();
+    return M(storage, typename M::scale_state_type{
+                          typename M::scale_view_type(Kokkos::create_mirror_view(state.scales)),
+                          Kokkos::create_mirror_view(state.saturated), state.shared});
   }
 }
 
@@ -168,31 +191,40 @@ struct convert_entries {
   }
 };
 
-// Largest magnitude in each scale slot k of src (the entries along the leading dimensions
-// at index k of the last), inf where one is not finite; reduces to the largest of all.
-template <class Src, class T, class Memory>
+// Largest magnitude in each slot k of src (the entries whose index in dimension SlotDim
+// is k), inf where one is not finite; reduces to the largest of all.
+template <class Src, class T, class Memory, int SlotDim>
 struct slot_magnitudes {
   Src src;
-  Kokkos::View<T*, Memory> slot_max;
+  Kokkos::View<T*, Kokkos::LayoutRight, Memory> slot_max;
 
   KOKKOS_INLINE_FUNCTION static T magnitude(const T x) {
     return math::isfinite(x) ? math::fabs(x) : T(HUGE_VAL);
   }
+  // |src| at the entry with index k in SlotDim and a, b in the other dimensions, in order.
+  KOKKOS_INLINE_FUNCTION T at(index_type k, index_type a, index_type b) const {
+    if constexpr (rank_v<Src> == 1) {
+      return magnitude(convert<T>(src(k)));
+    } else if constexpr (rank_v<Src> == 2) {
+      return magnitude(convert<T>(SlotDim == 0 ? src(k, a) : src(a, k)));
+    } else {
+      return magnitude(convert<T>(SlotDim == 0   ? src(k, a, b)
+                                  : SlotDim == 1 ? src(a, k, b)
+                                                 : src(a, b, k)));
+    }
+  }
+  // The extent of the d-th dimension other than SlotDim (1 past the rank).
+  KOKKOS_INLINE_FUNCTION index_type other_extent(unsigned d) const {
+    const unsigned dim = static_cast<int>(d) >= SlotDim ? d + 1 : d;
+    return dim < rank_v<Src> ? index_type(src.extent(dim)) : 1;
+  }
   KOKKOS_INLINE_FUNCTION void operator()(const index_type k, T& largest) const {
     T m = 0;
-    if constexpr (rank_v<Src> == 1) {
-      m = magnitude(convert<T>(src(k)));
-    } else {
-      for (index_type i = 0; i < index_type(src.extent(0)); ++i) {
-        if constexpr (rank_v<Src> == 2) {
-          const T a = magnitude(convert<T>(src(i, k)));
-          m = a > m ? a : m;
-        } else {
-          for (index_type j = 0; j < index_type(src.extent(1)); ++j) {
-            const T a = magnitude(convert<T>(src(i, j, k)));
-            m = a > m ? a : m;
-          }
-        }
+    const index_type na = other_extent(0), nb = other_extent(1);
+    for (index_type a = 0; a < na; ++a) {
+      for (index_type b = 0; b < nb; ++b) {
+        const T x = at(k, a, b);
+        m = x > m ? x : m;
       }
     }
     slot_max(k) = m;
@@ -200,28 +232,30 @@ struct slot_magnitudes {
   }
 };
 
-// Sets the scale of each scale slot of dst to format_traits::scale_for its largest
-// magnitude in src (one slot per view when the scale stride is 0). All-zero slots get
-// scale 1; non-finite data throws and leaves dst as it was.
+// Sets each of dst's scales to format_traits::scale_for the largest magnitude of the
+// entries of src it applies to. All-zero slots get scale 1; non-finite data throws and
+// leaves dst as it was.
 template <class Exec, class Dst, class Src>
 void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
   using T = arithmetic_t<Dst>;
   using Memory = typename Dst::memory_space;
-  using traits = format_traits<storage_t<Dst>>;
-  const auto& state = dst.scale_state();
-  auto scales = state.scales;
-  const index_type slots = src.extent(Dst::rank - 1);
-  Kokkos::View<T*, Memory> chosen(
+  using traits = format_traits<format_t<Dst>>;
+  constexpr int axis = Dst::scale_axis;
+  // One scale for the view: the slots are the indices of the last dimension, reduced.
+  constexpr int slot_dim = axis < 0 ? static_cast<int>(Dst::rank) - 1 : axis;
+  auto scales = dst.scales();
+  const index_type slots = src.extent(slot_dim);
+  Kokkos::View<T*, Kokkos::LayoutRight, Memory> chosen(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::deep_copy::scales"), slots);
   T worst = 0;
   Kokkos::parallel_reduce("kacc::deep_copy::scales", Impl::range(exec, 0, slots),
-                          slot_magnitudes<Src, T, Memory>{src, chosen}, Kokkos::Max<T>(worst));
+                          slot_magnitudes<Src, T, Memory, slot_dim>{src, chosen},
+                          Kokkos::Max<T>(worst));
   if (!(worst <= std::numeric_limits<T>::max()))
     throw std::invalid_argument(
         "kacc::deep_copy: the source holds a non-finite value; scaled formats store finite "
         "values only");
-  if (state.stride == 0) {
-    // A kernel, not deep_copy into a rank-0 subview: Kokkos 3.4 aborts on rank-0 LayoutStride.
+  if constexpr (axis < 0) {
     const T one_scale = worst > 0 ? traits::template scale_for<T>(worst) : T(1);
     Kokkos::parallel_for(
         "kacc::deep_copy::scale", Impl::range(exec, 0, 1),
@@ -263,13 +297,13 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
   if (dst.size() == 0) return;
   using DstStorage = decltype(detail::storage_of(dst));
   using SrcStorage = decltype(detail::storage_of(src));
-  constexpr bool dst_scaled = format_traits<storage_t<Dst>>::is_scaled;
-  constexpr bool src_scaled = format_traits<storage_t<Src>>::is_scaled;
+  constexpr bool dst_scaled = format_traits<format_t<Dst>>::is_scaled;
+  constexpr bool src_scaled = format_traits<format_t<Src>>::is_scaled;
   constexpr bool same_storage =
       std::is_same<typename DstStorage::non_const_value_type,
                    typename SrcStorage::non_const_value_type>::value &&
       std::is_same<typename DstStorage::array_layout, typename SrcStorage::array_layout>::value &&
-      std::is_same<storage_t<Dst>, storage_t<Src>>::value;
+      std::is_same<format_t<Dst>, format_t<Src>>::value;
   if constexpr (same_storage && !dst_scaled) {
     if (dst.span_is_contiguous() && src.span_is_contiguous()) {
       Kokkos::deep_copy(exec, detail::storage_of(dst), detail::storage_of(src));
@@ -277,8 +311,8 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
     }
   }
   if constexpr (same_storage && dst_scaled && src_scaled) {
-    if (dst.span_is_contiguous() && src.span_is_contiguous() &&
-        dst.scale_state().stride == src.scale_state().stride &&
+    if (Dst::scale_axis == Src::scale_axis && !dst.scale_state().shared &&
+        dst.span_is_contiguous() && src.span_is_contiguous() &&
         dst.scales().extent(0) == src.scales().extent(0)) {
       Kokkos::deep_copy(exec, dst.storage(), src.storage());
       Kokkos::deep_copy(exec, dst.scales(), src.scales());
@@ -292,13 +326,14 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
     // Bring src over in its own format first: the conversion then runs where dst lives.
     if constexpr (is_kacc_view_v<Src>) {
       auto storage = Kokkos::create_mirror_view_and_copy(DstMemory(), src.storage());
-      using M = view_over_t<decltype(storage), arithmetic_t<Src>, storage_t<Src>>;
       if constexpr (src_scaled) {
+        using M = view_over_t<decltype(storage), arithmetic_t<Src>, format_t<Src>, overflow::ieee,
+                              Src::scale_axis>;
         auto scales = Kokkos::create_mirror_view_and_copy(DstMemory(), src.scales());
-        deep_copy(exec, dst,
-                  M(storage, typename M::scale_view_type(scales), src.scale_state().stride));
+        deep_copy(exec, dst, M(storage, typename M::scale_view_type(scales)));
       } else {
-        deep_copy(exec, dst, M(storage));
+        deep_copy(exec, dst,
+                  view_over_t<decltype(storage), arithmetic_t<Src>, format_t<Src>>(storage));
       }
     } else {
       deep_copy(exec, dst, Kokkos::create_mirror_view_and_copy(DstMemory(), src));
@@ -310,9 +345,10 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
       if (!dst.scale_state().shared) detail::choose_scales(exec, dst, src);
     }
     detail::for_each_index<Dst::rank>(std::string("kacc::deep_copy[") +
-                                          format_name<storage_t<Src>>() + "->" +
-                                          format_name<storage_t<Dst>>() + "]",
+                                          format_name<format_t<Src>>() + "->" +
+                                          format_name<format_t<Dst>>() + "]",
                                       exec, dst, detail::convert_entries<Dst, Src>{dst, src});
+    Impl::throw_if_saturated("kacc::deep_copy", "dst", exec, dst);
   }
 }
 

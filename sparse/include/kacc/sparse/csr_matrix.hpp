@@ -67,12 +67,10 @@ void check_fits(const char* func, const char* what, long long v) {
   }
 }
 
-}  // namespace detail
-
-template <class Arith, class Format = Arith, class Ordinal = int, class Offset = int,
-          class Device = typename Kokkos::DefaultExecutionSpace::device_type>
-class CsrMatrix {
- public:
+/// The types every kacc sparse matrix names: the values in Format, read as Arith (a scaled
+/// Format has one scale for all values), Ordinal column indices, Offset row offsets.
+template <class Arith, class Format, class Ordinal, class Offset, class Device>
+struct matrix_types {
   using arithmetic_type = Arith;
   using format_type = Format;
   using ordinal_type = Ordinal;
@@ -82,8 +80,23 @@ class CsrMatrix {
   using memory_space = typename device_type::memory_space;
   using values_type = kacc::View<Arith*, device_type, kacc::StoredAs<Format>>;
   using const_values_type = kacc::View<const Arith*, device_type, kacc::StoredAs<Format>>;
-  using row_map_type = Kokkos::View<Offset*, device_type>;
   using entries_type = Kokkos::View<Ordinal*, device_type>;
+};
+
+}  // namespace detail
+
+template <class Arith, class Format = Arith, class Ordinal = int, class Offset = int,
+          class Device = typename Kokkos::DefaultExecutionSpace::device_type>
+class CsrMatrix : public detail::matrix_types<Arith, Format, Ordinal, Offset, Device> {
+  using types = detail::matrix_types<Arith, Format, Ordinal, Offset, Device>;
+
+ public:
+  // The names the members below use; the others are inherited as they are.
+  using typename types::device_type;
+  using typename types::entries_type;
+  using typename types::execution_space;
+  using typename types::values_type;
+  using row_map_type = Kokkos::View<Offset*, device_type>;
 
   CsrMatrix() = default;
 

@@ -16,22 +16,20 @@ namespace sparse {
 
 template <class Arith, class Format = Arith, class Ordinal = int, class Offset = int,
           class Device = typename Kokkos::DefaultExecutionSpace::device_type>
-class EllMatrix {
+class EllMatrix : public detail::matrix_types<Arith, Format, Ordinal, Offset, Device> {
+  using types = detail::matrix_types<Arith, Format, Ordinal, Offset, Device>;
+
  public:
-  using arithmetic_type = Arith;
-  using format_type = Format;
-  using ordinal_type = Ordinal;
-  using offset_type = Offset;
-  using device_type = typename Kokkos::View<Ordinal*, Device>::device_type;
-  using execution_space = typename device_type::execution_space;
-  using memory_space = typename device_type::memory_space;
-  using values_type = kacc::View<Arith*, device_type, kacc::StoredAs<Format>>;
-  using const_values_type = kacc::View<const Arith*, device_type, kacc::StoredAs<Format>>;
-  using entries_type = Kokkos::View<Ordinal*, device_type>;
-  using lengths_type = Kokkos::View<Ordinal*, device_type>;
+  /// Stored entries per row, one per row.
+  using lengths_type = typename types::entries_type;
   /// true: slot k of row i at i * width + k; false: at k * rows + i.
   static constexpr bool row_major =
-      std::is_same<typename execution_space::array_layout, Kokkos::LayoutRight>::value;
+      std::is_same<typename types::execution_space::array_layout, Kokkos::LayoutRight>::value;
+  // The names the members below use; the others are inherited as they are.
+  using typename types::device_type;
+  using typename types::entries_type;
+  using typename types::execution_space;
+  using typename types::values_type;
 
   EllMatrix() = default;
   /// row_lengths(i): stored entries of row i (slots past it are padding); nnz their sum.

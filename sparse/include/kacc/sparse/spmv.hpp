@@ -120,10 +120,8 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
         });
   } else {
     using policy_type = kacc::Impl::team_policy<Exec>;
-    using member_type = typename policy_type::member_type;
-    auto kernel = KOKKOS_LAMBDA(const member_type& team) {
-      const index_type i =
-          team.league_rank() * static_cast<index_type>(team.team_size()) + team.team_rank();
+    auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
+      const index_type i = kacc::Impl::team_thread(team);
       if (i >= rows) return;  // no team barrier follows
       Acc sum = traits::zero();
       Kokkos::parallel_reduce(
@@ -228,22 +226,33 @@ void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, 
       });
 }
 
+/// What the ELL kernels read, captured by value: where slot k of row i lies, its column
+/// and its value (through the const view, so reads take the value path).
+template <class M>
+struct ell_arrays {
+  M matrix;
+  typename M::entries_type entries;
+  typename M::const_values_type values;
+  explicit ell_arrays(const M& a) : matrix(a), entries(a.entries()), values(a.values()) {}
+  KOKKOS_INLINE_FUNCTION std::size_t slot(index_type i, index_type k) const {
+    return matrix.slot(i, k);
+  }
+};
+
 /// ELL: one thread per row; the slots of consecutive rows are adjacent, so consecutive
 /// threads read consecutive memory on GPUs.
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
   using traits = accumulator_traits<Acc>;
-  const auto entries = a.entries();
-  const typename M::const_values_type values = a.values();
-  const M shape = a;
+  const ell_arrays<M> ell(a);
   const index_type width = a.width();
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
         Acc sum = traits::zero();
         for (index_type k = 0; k < width; ++k) {
-          const std::size_t s = shape.slot(i, k);
-          traits::add_product(sum, convert<T>(values(s)), convert<T>(x(entries(s))));
+          const std::size_t s = ell.slot(i, k);
+          traits::add_product(sum, convert<T>(ell.values(s)), convert<T>(x(ell.entries(s))));
         }
         update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
       });
@@ -266,16 +275,14 @@ void csr_scatter(const std::string& label, const Exec& exec, const M& a, const X
 template <class T, class Exec, class M, class X, class Work>
 void ell_scatter(const std::string& label, const Exec& exec, const M& a, const X& x,
                  const Work& work) {
-  const auto entries = a.entries();
-  const typename M::const_values_type values = a.values();
-  const M shape = a;
+  const ell_arrays<M> ell(a);
   const auto lengths = a.row_lengths();
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
         const T xi = convert<T>(x(i));
         for (index_type k = 0; k < index_type(lengths(i)); ++k) {
-          const std::size_t s = shape.slot(i, k);
-          Kokkos::atomic_add(&work(entries(s)), convert<T>(values(s)) * xi);
+          const std::size_t s = ell.slot(i, k);
+          Kokkos::atomic_add(&work(ell.entries(s)), convert<T>(ell.values(s)) * xi);
         }
       });
 }
@@ -341,34 +348,31 @@ void spmv(const Exec& exec, const char mode[], const Alpha& alpha, const Matrix&
       std::common_type_t<typename Matrix::arithmetic_type, arithmetic_t<X>, arithmetic_t<Y>>,
       Arith>;
   using Ac = std::conditional_t<std::is_void<Acc>::value, T, Acc>;
-  const std::string m = mode ? mode : "";
-  const bool trans = m == "T" || m == "t" || m == "C" || m == "c";
-  if (!trans && m != "N" && m != "n") {
-    throw std::invalid_argument("kacc::sparse::spmv: mode is '" + m + "'; use \"N\" or \"T\"");
-  }
+  const char m = kacc::Impl::mode_char("kacc::sparse::spmv", "mode", mode, "NTC");
+  const bool trans = m != 'N';
   const std::size_t rows = static_cast<std::size_t>(A.num_rows());
   const std::size_t cols = static_cast<std::size_t>(A.num_cols());
   const std::size_t x_len = trans ? rows : cols, y_len = trans ? cols : rows;
   if (x.extent(0) != x_len || y.extent(0) != y_len) {
-    throw std::invalid_argument("kacc::sparse::spmv: mode '" + m + "' with A of extents (" +
-                                std::to_string(rows) + ", " + std::to_string(cols) +
-                                ") needs x of extent " + std::to_string(x_len) +
-                                " and y of extent " + std::to_string(y_len) + "; got x " +
-                                std::to_string(x.extent(0)) + ", y " + std::to_string(y.extent(0)));
+    kacc::Impl::fail("kacc::sparse::spmv", std::string("mode '") + m + "' with A of extents (" +
+                                               std::to_string(rows) + ", " + std::to_string(cols) +
+                                               ") needs x of extent " + std::to_string(x_len) +
+                                               " and y of extent " + std::to_string(y_len) +
+                                               "; got x " + std::to_string(x.extent(0)) + ", y " +
+                                               std::to_string(y.extent(0)));
   }
-  if (kacc::Impl::overlaps(y, x))
-    throw std::invalid_argument("kacc::sparse::spmv: y (extents " + kacc::Impl::extents_of(y) +
-                                ") aliases x (extents " + kacc::Impl::extents_of(x) + ")");
-  if (kacc::Impl::overlaps(y, A.values()) || kacc::Impl::overlaps(y, A.entries()))
-    throw std::invalid_argument("kacc::sparse::spmv: y (extents " + kacc::Impl::extents_of(y) +
-                                ") aliases the arrays of A");
+  kacc::Impl::check_no_alias("kacc::sparse::spmv", "y", y, "x", x);
+  kacc::Impl::check_no_alias("kacc::sparse::spmv", "y", y, "the values of A", A.values());
+  kacc::Impl::check_no_alias("kacc::sparse::spmv", "y", y, "the column indices of A", A.entries());
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
   if (y_len == 0) return;
   if (a == T(0)) {
     Impl::scale_y(Impl::kernel_label<T, Ac, Matrix, X, Y>("scale_y"), exec, b, y);
+    kacc::Impl::throw_if_saturated("kacc::sparse::spmv", "y", exec, y);
     return;
   }
   Impl::spmv<T, Ac, kacc::Impl::default_shape_v<Exec>>(exec, trans, a, A, x, b, y, algorithm);
+  kacc::Impl::throw_if_saturated("kacc::sparse::spmv", "y", exec, y);
 }
 
 /// spmv in the matrix's default execution space instance, fenced.

@@ -298,10 +298,8 @@ void rows_dot_team(const std::string& label, const Exec& exec, const M& m, index
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
   using traits = accumulator_traits<Acc>;
   using policy_type = kacc::Impl::team_policy<Exec>;
-  using member_type = typename policy_type::member_type;
-  auto kernel = KOKKOS_LAMBDA(const member_type& team) {
-    const index_type i =
-        i0 + team.league_rank() * static_cast<index_type>(team.team_size()) + team.team_rank();
+  auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
+    const index_type i = i0 + kacc::Impl::team_thread(team);
     if (i >= i1) return;  // no team barrier follows
     Acc sum = traits::zero();
     Kokkos::parallel_reduce(
@@ -326,10 +324,9 @@ void rows_axpy_team(const std::string& label, const Exec& exec, const M& m, inde
                     index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
   using traits = accumulator_traits<Acc>;
   using policy_type = kacc::Impl::team_policy<Exec>;
-  using member_type = typename policy_type::member_type;
   using scratch_type = Kokkos::View<Acc**, Kokkos::LayoutRight, typename Exec::scratch_memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  auto kernel = KOKKOS_LAMBDA(const member_type& team) {
+  auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
     const scratch_type partial(team.team_scratch(0), team_threads, team_rows);
     const index_type r0 = i0 + team.league_rank() * team_rows;
     const index_type nr = i1 - r0 < team_rows ? i1 - r0 : team_rows;
