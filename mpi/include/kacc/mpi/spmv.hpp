@@ -48,7 +48,7 @@ class ghost_exchange {
   template <class Exec>
   ghost_exchange(const Exec& exec, const Matrix& matrix, const X& x)
       : matrix_(matrix), stored_(kacc::detail::storage_of(x)) {
-    static_assert(!format_traits<storage_t<X>>::is_scaled,
+    static_assert(!format_traits<format_t<X>>::is_scaled,
                   "kacc::mpi: x must not be stored in a scaled format (each rank's block "
                   "would carry its own scale)");
     buffer_type send("kacc::mpi::halo::send", matrix.send_indices().extent(0));
