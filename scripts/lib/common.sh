@@ -137,7 +137,16 @@ kacc_use_kokkos_source() {
   [ "$major" -lt 5 ] || [ "$std" -ge 20 ] ||
     kacc_die "--cxx-standard $std: Kokkos $KACC_KOKKOS_VERSION needs C++20 or newer"
   KACC_CXX_STANDARD=$std
-  KACC_DEPS_TAG+="-cxx${std}"
+  KACC_DEPS_TAG+="-cxx${std}-$(kacc_compiler_id)"
+}
+
+# The host compiler a source build uses ($CXX, else g++) as name-version, e.g. g++-12.2.0:
+# prefixes built by different compilers must not be mixed up.
+kacc_compiler_id() {
+  local cxx=${CXX:-g++} version
+  command -v "$cxx" >/dev/null || kacc_die "the C++ compiler '$cxx' (\$CXX) is not on PATH"
+  version=$("$cxx" -dumpfullversion 2>/dev/null || "$cxx" -dumpversion 2>/dev/null || echo unknown)
+  echo "$(basename "$cxx")-${version}"
 }
 
 # Writes PREFIX/kacc-deps.txt: what the prefix was built from, for the support table and
@@ -152,6 +161,7 @@ kacc_write_deps_record() {
     echo "kokkos_kernels_source=${KACC_KERNELS_SOURCE_DIR:-${KACC_KOKKOS_SOURCE_DIR:+none}}"
     echo "kokkos_kernels_source_id=${KACC_KERNELS_SOURCE_ID}"
     echo "cxx_standard=$KACC_CXX_STANDARD"
+    echo "compiler=$(kacc_compiler_id)"
   } >"$prefix/kacc-deps.txt"
 }
 
