@@ -3,7 +3,7 @@
 #   spack repo add ./spack
 #   spack install kacc                        # Kokkos with its default (Serial) backend
 #   spack install kacc +openmp                # ... with OpenMP
-#   spack install kacc +cuda cuda_arch=80     # Kokkos +cuda +cuda_lambda for sm_80
+#   spack install kacc +cuda cuda_arch=80     # Kokkos +cuda (+cuda_lambda below 5) for sm_80
 #   spack install kacc +rocm amdgpu_target=gfx90a
 #
 # To build your working copy instead of the git repository:
@@ -49,11 +49,10 @@ class Kacc(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("zlib-api")
 
     # kacc is C++17 and compiles with the standard Kokkos was built with (its CMake takes
-    # Kokkos_CXX_STANDARD): Spack's Kokkos 3.x may be C++14, 4.x is C++17 or 20, 5.x is
-    # C++20 only.
+    # Kokkos_CXX_STANDARD): Spack's Kokkos 3.x may be C++14, 4.x is C++17 or 20, and 5.x
+    # is C++20 only (Kokkos' own recipe allows no other cxxstd there).
     conflicts("^kokkos@:3 cxxstd=11", msg="kacc needs a Kokkos built with C++17 or newer")
     conflicts("^kokkos@:3 cxxstd=14", msg="kacc needs a Kokkos built with C++17 or newer")
-    conflicts("^kokkos@5: cxxstd=17", msg="Kokkos 5 is C++20")
 
     # CUDA: kacc's kernels are KOKKOS_LAMBDAs, so Kokkos needs device lambdas, and the
     # architecture kacc is asked for is the one Kokkos is built for.
