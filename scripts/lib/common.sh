@@ -149,10 +149,10 @@ kacc_compiler_id() {
   echo "$(basename "$cxx")-${version}"
 }
 
-# Writes PREFIX/kacc-deps.txt: what the prefix was built from, for the support table and
-# for telling cached prefixes apart.
+# Writes PREFIX/kacc-deps.txt: what the prefix was built from (COMPILER: the one Kokkos
+# was configured with), for the support table and for telling cached prefixes apart.
 kacc_write_deps_record() {
-  local prefix=$1
+  local prefix=$1 compiler=$2
   {
     echo "kokkos_version=$KACC_KOKKOS_VERSION"
     echo "kokkos_source=${KACC_KOKKOS_SOURCE_DIR:-debian:${KACC_TRILINOS_SOURCE}-${KACC_TRILINOS_VERSION}}"
@@ -161,7 +161,7 @@ kacc_write_deps_record() {
     echo "kokkos_kernels_source=${KACC_KERNELS_SOURCE_DIR:-${KACC_KOKKOS_SOURCE_DIR:+none}}"
     echo "kokkos_kernels_source_id=${KACC_KERNELS_SOURCE_ID}"
     echo "cxx_standard=$KACC_CXX_STANDARD"
-    echo "compiler=$(kacc_compiler_id)"
+    echo "compiler=$compiler: $("$compiler" --version 2>/dev/null | head -n 1)"
   } >"$prefix/kacc-deps.txt"
 }
 
