@@ -158,7 +158,11 @@ kacc_write_deps_record() {
     echo "kokkos_source=${KACC_KOKKOS_SOURCE_DIR:-debian:${KACC_TRILINOS_SOURCE}-${KACC_TRILINOS_VERSION}}"
     echo "kokkos_source_id=${KACC_KOKKOS_SOURCE_ID}"
     echo "kokkos_kernels_version=$KACC_KERNELS_VERSION"
-    echo "kokkos_kernels_source=${KACC_KERNELS_SOURCE_DIR:-${KACC_KOKKOS_SOURCE_DIR:+none}}"
+    if [ -z "$KACC_KOKKOS_SOURCE_DIR" ]; then
+      echo "kokkos_kernels_source=debian:${KACC_TRILINOS_SOURCE}-${KACC_TRILINOS_VERSION}"
+    else
+      echo "kokkos_kernels_source=${KACC_KERNELS_SOURCE_DIR:-none}"
+    fi
     echo "kokkos_kernels_source_id=${KACC_KERNELS_SOURCE_ID}"
     echo "cxx_standard=$KACC_CXX_STANDARD"
     echo "compiler=$compiler: $("$compiler" --version 2>/dev/null | head -n 1)"
