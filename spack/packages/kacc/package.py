@@ -3,7 +3,7 @@
 #   spack repo add ./spack
 #   spack install kacc                        # Kokkos with its default (Serial) backend
 #   spack install kacc +openmp                # ... with OpenMP
-#   spack install kacc +cuda cuda_arch=80     # Kokkos +cuda +cuda_lambda for sm_80
+#   spack install kacc +cuda cuda_arch=80     # Kokkos +cuda (+cuda_lambda below 5) for sm_80
 #   spack install kacc +rocm amdgpu_target=gfx90a
 #
 # To build your working copy instead of the git repository:
@@ -41,19 +41,24 @@ class Kacc(CMakePackage, CudaPackage, ROCmPackage):
 
     depends_on("cmake@3.16:", type="build")
 
-    depends_on("kokkos@3.4:")
+    # What was built and tested on which Kokkos: the README's Kokkos support table.
+    depends_on("kokkos@3.4:5")
     depends_on("kokkos+openmp", when="+openmp")
-    depends_on("kokkos-kernels@3.4:", when="+kokkoskernels")
+    depends_on("kokkos-kernels@3.4:5", when="+kokkoskernels")
     # read_matrix_market reads .mtx.gz; kacc::kacc links zlib (KACC_ENABLE_ZLIB).
     depends_on("zlib-api")
 
-    # kacc is C++17; Spack's Kokkos 3.x packages default to C++14.
-    conflicts("^kokkos cxxstd=11", msg="kacc needs a Kokkos built with C++17 or newer")
-    conflicts("^kokkos cxxstd=14", msg="kacc needs a Kokkos built with C++17 or newer")
+    # kacc is C++17 and compiles with the standard Kokkos was built with (its CMake takes
+    # Kokkos_CXX_STANDARD): Spack's Kokkos 3.x may be C++14, 4.x is C++17 or 20, and 5.x
+    # is C++20 only (Kokkos' own recipe allows no other cxxstd there).
+    conflicts("^kokkos@:3 cxxstd=11", msg="kacc needs a Kokkos built with C++17 or newer")
+    conflicts("^kokkos@:3 cxxstd=14", msg="kacc needs a Kokkos built with C++17 or newer")
 
-    # CUDA: kacc's kernels are KOKKOS_LAMBDAs, so Kokkos needs cuda_lambda, and the
+    # CUDA: kacc's kernels are KOKKOS_LAMBDAs, so Kokkos needs device lambdas, and the
     # architecture kacc is asked for is the one Kokkos is built for.
-    depends_on("kokkos+cuda+cuda_lambda", when="+cuda")
+    # Kokkos 5 has device lambdas always on and no cuda_lambda variant any more.
+    depends_on("kokkos+cuda", when="+cuda")
+    depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")
     depends_on("kokkos-kernels+cuda", when="+cuda+kokkoskernels")
     for _arch in CudaPackage.cuda_arch_values:
         depends_on(

@@ -11,6 +11,15 @@
 
 #define KACC_KOKKOS_VERSION_AT_LEAST(major, minor) (KOKKOS_VERSION >= ((major)*10000 + (minor)*100))
 
+// Kokkos' mdspan-based View with the customization hooks that let a View property choose
+// the accessor (customize_view_arguments; develop 4.6.99 from June 2025 on, Kokkos 5):
+// there `Kokkos::View<double*, kacc::StoredAs<F>>` is a Kokkos View handing out kacc
+// proxies (kacc/core/kokkos_view_property.hpp).
+#if KOKKOS_VERSION >= 40699 && defined(KOKKOS_ENABLE_IMPL_MDSPAN) && \
+    !defined(KOKKOS_ENABLE_IMPL_VIEW_LEGACY)
+#define KACC_HAS_KOKKOS_VIEW_PROPERTY 1
+#endif
+
 // The CUDA device compilation pass, where the formats use CUDA's conversion intrinsics.
 #if defined(__CUDA_ARCH__)
 #define KACC_DEVICE_CUDA 1

@@ -42,6 +42,18 @@ template <class Format, class OverflowPolicy = overflow::ieee>
 struct StoredAs {
   using format = Format;
   using overflow_policy = OverflowPolicy;
+#if defined(KACC_HAS_KOKKOS_VIEW_PROPERTY)
+  // Kokkos parses View properties by concept: with these StoredAs takes the memory-traits
+  // slot of `Kokkos::View<double*, StoredAs<F>>` (no Kokkos trait set), and
+  // kacc::customize_view_arguments picks the accessor from it.
+  using memory_traits = StoredAs;
+  static constexpr unsigned impl_value = 0;
+  static constexpr bool is_unmanaged = false;
+  static constexpr bool is_random_access = false;
+  static constexpr bool is_atomic = false;
+  static constexpr bool is_restrict = false;
+  static constexpr bool is_aligned = false;
+#endif
 };
 
 /// View property of scaled views: the dimension whose index picks an entry's scale, or -1
