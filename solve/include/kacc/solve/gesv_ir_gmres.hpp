@@ -15,6 +15,15 @@ namespace kacc {
 namespace solve {
 namespace Impl {
 
+/// v = r - w. A function of its own: nvcc refuses device lambdas in a function templated
+/// on host lambda types (gmres_correction's apply_a and apply_m).
+template <class Exec, class Vector, class Column>
+void difference(const Exec& exec, const Vector& r, const Vector& w, const Column& v) {
+  Kokkos::parallel_for(
+      "kacc::solve::gmres_restart", kacc::Impl::range(exec, 0, r.extent(0)),
+      KOKKOS_LAMBDA(const index_type i) { v(i) = r(i) - w(i); });
+}
+
 /// Solves A d = r approximately: GMRES on M^{-1} A d = M^{-1} r from d = 0, until the
 /// preconditioned residual falls by `tolerance` or after `max_iterations` iterations,
 /// restarting every `restart`. apply_a(v, w) sets w = A v; apply_m(v) sets v = M^{-1} v.
@@ -40,9 +49,7 @@ int gmres_correction(const Exec& exec, const Vector& r, const Vector& d, int res
       Kokkos::deep_copy(exec, v0, r);
     } else {
       apply_a(d, w);
-      Kokkos::parallel_for(
-          "kacc::solve::gmres_restart", kacc::Impl::range(exec, 0, n),
-          KOKKOS_LAMBDA(const index_type i) { v0(i) = r(i) - w(i); });
+      difference(exec, r, w, v0);
     }
     apply_m(v0);
     const double beta = blas::nrm2(exec, v0);
