@@ -285,15 +285,16 @@ const char usage[] =
     "[--no-gemm] [--no-solve]\n  Kokkos' options (threads, ...): see --kokkos-help\n";
 
 int main(int argc, char* argv[]) {
+  bool kokkos_help = false;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
       std::printf("%s", usage);
       return 0;
     }
+    kokkos_help = kokkos_help || std::string(argv[i]) == "--kokkos-help";
   }
   Kokkos::ScopeGuard guard(argc, argv);
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--kokkos-help") return 0;  // Kokkos has printed its options
+  if (kokkos_help) return 0;  // Kokkos has printed its options (and removed the flag)
   std::string sizes, kappas;
   int reps = 3;
   bool gemm = true, solve = true;
