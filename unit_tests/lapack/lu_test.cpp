@@ -76,16 +76,19 @@ void check_getrf(std::size_t m, std::size_t n) {
 }
 
 TEST(Getrf, EveryFormatBothShapes) {
-  for (std::size_t n : {1, 2, 5, 70, 150}) {
+  // Past one panel: 130 on the host shape (128 columns per panel), 70 on the team shape (64).
+  for (std::size_t n : {1, 2, 5, 130}) {
     check_getrf<shape::host, double>(n, n);
-    check_getrf<shape::team, double>(n, n);
     check_getrf<shape::host, float, Kokkos::LayoutRight>(n, n);
-    check_getrf<shape::team, float>(n, n);
     check_getrf<shape::host, kacc::fp16>(n, n);
     check_getrf<shape::host, kacc::bf16, Kokkos::LayoutRight>(n, n);
   }
-  check_getrf<shape::team, kacc::fp16>(90, 90);
-  check_getrf<shape::team, kacc::bf16>(90, 90);
+  for (std::size_t n : {1, 5, 70}) {
+    check_getrf<shape::team, double>(n, n);
+    check_getrf<shape::team, float>(n, n);
+    check_getrf<shape::team, kacc::fp16>(n, n);
+    check_getrf<shape::team, kacc::bf16>(n, n);
+  }
 }
 
 TEST(Getrf, Rectangular) {
