@@ -20,15 +20,6 @@ const double nan = std::numeric_limits<double>::quiet_NaN();
 template <class S, class Layout = Kokkos::LayoutLeft>
 using Mat = kacc::View<double**, Layout, Kokkos::HostSpace, kacc::StoredAs<S>>;
 
-/// Unit roundoff of a storage format.
-template <class S>
-constexpr double unit_roundoff() {
-  if constexpr (std::is_same<S, double>::value) return 0x1p-53;
-  if constexpr (std::is_same<S, float>::value) return 0x1p-24;
-  if constexpr (std::is_same<S, kacc::fp16>::value) return 0x1p-11;
-  return 0x1p-8;  // bf16
-}
-
 /// How many entries of C miss the bound around the exact alpha op(A) op(B) + beta C0:
 /// gamma_{k+1} (fp64) on |alpha| |op(A)| |op(B)| + |beta C0|, plus the final rounding to
 /// C's format (relative u_C, and u_C * 2^-14 absolute for fp16's subnormals).

@@ -19,14 +19,6 @@ using Pivots = Kokkos::View<int*, Kokkos::HostSpace>;
 template <class S, class Layout = Kokkos::LayoutLeft>
 using Mat = kacc::View<double**, Layout, Kokkos::HostSpace, kacc::StoredAs<S>>;
 
-template <class S>
-constexpr double unit_roundoff() {
-  if constexpr (std::is_same<S, double>::value) return 0x1p-53;
-  if constexpr (std::is_same<S, float>::value) return 0x1p-24;
-  if constexpr (std::is_same<S, kacc::fp16>::value) return 0x1p-11;
-  return 0x1p-8;
-}
-
 /// How many entries of P A - L U (A row-major m x n as stored, LU the stored factors) miss
 /// the bound 2 (n u64 + (3 + panels) uf) (|L||U|)_ij + panels uf |A_ij|: fp64 updates, the
 /// factors rounded to the format uf once, the trailing matrix once per panel.
