@@ -181,6 +181,21 @@ inline double rel_error_1norm(const std::vector<double>& a, const std::vector<do
   return num / den;
 }
 
+/// The unit roundoff of storage format S (double, float, kacc::fp16, kacc::bf16).
+template <class S>
+constexpr double unit_roundoff() {
+  if constexpr (std::is_same<S, double>::value) {
+    return 0x1p-53;
+  } else if constexpr (std::is_same<S, float>::value) {
+    return 0x1p-24;
+  } else if constexpr (std::is_same<S, kacc::fp16>::value) {
+    return 0x1p-11;
+  } else {
+    static_assert(std::is_same<S, kacc::bf16>::value, "unit_roundoff: a format it knows");
+    return 0x1p-8;
+  }
+}
+
 /// gamma_n = n u / (1 - n u) for unit roundoff u.
 inline double gamma(std::size_t n, double u) {
   return n * u / (1 - n * u);

@@ -1,0 +1,272 @@
+#pragma once
+/// @file
+/// kacc::blas::gemm(exec, transA, transB, alpha, A, B, beta, C): C = alpha op(A) op(B) +
+/// beta C for any storage formats of A, B and C, one source for every precision mix.
+/// Host shape: each thread owns a tile of C and packs tiles of op(A) and op(B), converted
+/// to the arithmetic type, into its scratch, so the inner kernel is a register-blocked
+/// loop over plain arrays that compilers vectorise, whatever the formats. Team shape: a
+/// team owns a tile of C and stages tiles of op(A) and op(B) through team scratch.
+
+#include <kacc/blas/detail.hpp>
+
+namespace kacc {
+namespace blas {
+namespace Impl {
+
+using kacc::Impl::shape;
+
+/// Rows of op(A) per register block of the host kernel.
+constexpr index_type gemm_mr = 4;
+/// Columns of op(B) per register block: two AVX-512 fp64 registers per row.
+constexpr index_type gemm_nr = 16;
+/// Rows of a host C tile: its op(A) tile (gemm_mc x gemm_kc) stays in L2.
+constexpr index_type gemm_mc = 64;
+/// Columns of a host C tile: its op(B) tile (gemm_kc x gemm_nc) stays in L2, and each
+/// register block's gemm_kc x gemm_nr slice of it in L1.
+constexpr index_type gemm_nc = 128;
+/// Depth of the packed host tiles.
+constexpr index_type gemm_kc = 256;
+/// Rows and columns of a team-shape C tile, and depth of its staged tiles.
+constexpr index_type gemm_team_tile = 32;
+constexpr index_type gemm_team_depth = 32;
+
+/// Host shape, plain accumulator: see the file comment. The C tile's sums are kept in Acc
+/// in scratch across all of K, so C, whatever its format, is rounded once.
+template <class T, class Acc, class Exec, class MA, class MB, class Out>
+void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB& b, index_type m,
+               index_type n, index_type k, const Out& out) {
+  constexpr index_type MR = gemm_mr, NR = gemm_nr, MC = gemm_mc, NC = gemm_nc, KC = gemm_kc;
+  using policy_type = kacc::Impl::team_policy<Exec>;
+  using member_type = typename policy_type::member_type;
+  using space = typename Exec::scratch_memory_space;
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using tile_type = Kokkos::View<T*, space, unmanaged>;
+  using sums_type = Kokkos::View<Acc*, space, unmanaged>;
+  const index_type tiles_i = (m + MC - 1) / MC, tiles_j = (n + NC - 1) / NC;
+  auto kernel = KOKKOS_LAMBDA(const member_type& team) {
+    const tile_type ap(team.team_scratch(1), MC * KC), bp(team.team_scratch(1), KC * NC);
+    const sums_type sums(team.team_scratch(1), MC * NC);
+    const index_type i0 = (team.league_rank() % tiles_i) * MC;
+    const index_type j0 = (team.league_rank() / tiles_i) * NC;
+    const index_type mb = m - i0 < MC ? m - i0 : MC, nb = n - j0 < NC ? n - j0 : NC;
+    const index_type mp = (mb + MR - 1) / MR, np = (nb + NR - 1) / NR;
+    for (index_type e = 0; e < MC * NC; ++e) sums(e) = Acc(0);
+    for (index_type k0 = 0; k0 < k; k0 += KC) {
+      const index_type kb = k - k0 < KC ? k - k0 : KC;
+      // Register block p of op(A) is kb x MR, k-major; zero-padded past mb.
+      for (index_type kk = 0; kk < kb; ++kk)
+        for (index_type i = 0; i < mp * MR; ++i)
+          ap(((i / MR) * kb + kk) * MR + i % MR) = i < mb ? convert<T>(a(i0 + i, k0 + kk)) : T(0);
+      for (index_type j = 0; j < np * NR; ++j)
+        for (index_type kk = 0; kk < kb; ++kk)
+          bp(((j / NR) * kb + kk) * NR + j % NR) = j < nb ? convert<T>(b(k0 + kk, j0 + j)) : T(0);
+      for (index_type q = 0; q < np; ++q) {
+        const T* const bq = &bp(q * kb * NR);
+        for (index_type p = 0; p < mp; ++p) {
+          const T* const ar = &ap(p * kb * MR);
+          // One row of B in a local array, one entry of A at a time: GCC then keeps c in
+          // registers (indexing both packed tiles inside the innermost loop measured 10x
+          // slower: c went through memory).
+          Acc c[MR][NR] = {};
+          for (index_type kk = 0; kk < kb; ++kk) {
+            T bv[NR];
+            for (index_type s = 0; s < NR; ++s) bv[s] = bq[kk * NR + s];
+            for (index_type r = 0; r < MR; ++r) {
+              const T av = ar[kk * MR + r];
+              for (index_type s = 0; s < NR; ++s) c[r][s] += av * bv[s];
+            }
+          }
+          for (index_type r = 0; r < MR; ++r)
+            for (index_type s = 0; s < NR; ++s) sums((p * MR + r) * NC + q * NR + s) += c[r][s];
+        }
+      }
+    }
+    for (index_type j = 0; j < nb; ++j)
+      for (index_type i = 0; i < mb; ++i) out(i0 + i, j0 + j, static_cast<T>(sums(i * NC + j)));
+  };
+  const std::size_t bytes = tile_type::shmem_size(MC * KC) + tile_type::shmem_size(KC * NC) +
+                            sums_type::shmem_size(MC * NC);
+  Kokkos::parallel_for(
+      label, policy_type(exec, tiles_i * tiles_j, 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
+      kernel);
+}
+
+/// Team shape, plain accumulator: a team owns a gemm_team_tile square of C; each step
+/// stages a gemm_team_depth-deep tile of op(A) and of op(B) in team scratch (consecutive
+/// threads loading consecutive rows of op(A)), and each thread adds those products to the
+/// sums, kept in Acc in team scratch, of the C entries it owns.
+template <class T, class Acc, class Exec, class MA, class MB, class Out>
+void gemm_team(const std::string& label, const Exec& exec, const MA& a, const MB& b, index_type m,
+               index_type n, index_type k, const Out& out) {
+  constexpr index_type TT = gemm_team_tile, TK = gemm_team_depth;
+  using policy_type = kacc::Impl::team_policy<Exec>;
+  using member_type = typename policy_type::member_type;
+  using space = typename Exec::scratch_memory_space;
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using tile_type = Kokkos::View<T*, space, unmanaged>;
+  using sums_type = Kokkos::View<Acc*, space, unmanaged>;
+  const index_type tiles_i = (m + TT - 1) / TT, tiles_j = (n + TT - 1) / TT;
+  auto kernel = KOKKOS_LAMBDA(const member_type& team) {
+    const tile_type as(team.team_scratch(0), TT * TK), bs(team.team_scratch(0), TK * TT);
+    const sums_type sums(team.team_scratch(0), TT * TT);
+    const index_type i0 = (team.league_rank() % tiles_i) * TT;
+    const index_type j0 = (team.league_rank() / tiles_i) * TT;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TT * TT),
+                         [&](const index_type e) { sums(e) = Acc(0); });
+    for (index_type k0 = 0; k0 < k; k0 += TK) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TT * TK), [&](const index_type e) {
+        const index_type i = e % TT, kk = e / TT;
+        as(e) = i0 + i < m && k0 + kk < k ? convert<T>(a(i0 + i, k0 + kk)) : T(0);
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TK * TT), [&](const index_type e) {
+        const index_type kk = e % TK, j = e / TK;
+        bs(e) = j0 + j < n && k0 + kk < k ? convert<T>(b(k0 + kk, j0 + j)) : T(0);
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TT * TT), [&](const index_type e) {
+        const index_type i = e % TT, j = e / TT;
+        Acc s = Acc(0);
+        for (index_type kk = 0; kk < TK; ++kk) s += as(kk * TT + i) * bs(j * TK + kk);
+        sums(e) += s;
+      });
+      team.team_barrier();
+    }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TT * TT), [&](const index_type e) {
+      const index_type i = e % TT, j = e / TT;
+      if (i0 + i < m && j0 + j < n) out(i0 + i, j0 + j, static_cast<T>(sums(e)));
+    });
+  };
+  const std::size_t bytes = 2 * tile_type::shmem_size(TT * TK) + sums_type::shmem_size(TT * TT);
+  const auto scratch = Kokkos::PerTeam(bytes);
+  const int threads = kacc::Impl::team_threads(
+      policy_type(exec, 1, 1, 1).set_scratch_size(0, scratch), kernel, 256);
+  Kokkos::parallel_for(
+      label, policy_type(exec, tiles_i * tiles_j, threads, 1).set_scratch_size(0, scratch), kernel);
+}
+
+/// Any non-plain accumulator (compensated, exact), both shapes: one C entry per thread,
+/// its whole sum over K in one Acc, so every product reaches the accumulator as it is
+/// (a compensated or exact sum is chosen for accuracy, not speed).
+template <class T, class Acc, class Exec, class MA, class MB, class Out>
+void gemm_entries(const std::string& label, const Exec& exec, const MA& a, const MB& b,
+                  index_type m, index_type n, index_type k, const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, m * n), KOKKOS_LAMBDA(const index_type e) {
+        const index_type i = e % m, j = e / m;
+        Acc s = traits::zero();
+        for (index_type kk = 0; kk < k; ++kk)
+          traits::add_product(s, convert<T>(a(i, kk)), convert<T>(b(kk, j)));
+        out(i, j, static_cast<T>(traits::result(s)));
+      });
+}
+
+/// GEMM after the argument checks, for C of extents (m, n), m and n non-zero, in the loop
+/// shape Shape. Also the trailing update of kacc::lapack::getrf, whose operands are
+/// disjoint blocks of one matrix (so it skips the public entry's aliasing check).
+template <class T, class Acc, shape Shape, bool TA, bool TB, class Exec, class AV, class BV,
+          class CV>
+void gemm(const std::string& label, const Exec& exec, const T& alpha, const AV& A, const BV& B,
+          const T& beta, const CV& C) {
+  using CT = typename CV::non_const_value_type;
+  const index_type m = C.extent(0), n = C.extent(1), k = A.extent(TA ? 0 : 1);
+  const bool beta_zero = beta == T(0);
+  if (alpha == T(0) || k == 0) {
+    Kokkos::parallel_for(
+        label + "_scale_c", kacc::Impl::range(exec, 0, m * n), KOKKOS_LAMBDA(const index_type e) {
+          const index_type i = e % m, j = e / m;
+          C(i, j) = convert<CT>(beta_zero ? T(0) : beta * convert<T>(C(i, j)));
+        });
+    return;
+  }
+  auto out = KOKKOS_LAMBDA(const index_type i, const index_type j, const T& s) {
+    C(i, j) = convert<CT>(beta_zero ? alpha * s : alpha * s + beta * convert<T>(C(i, j)));
+  };
+  const detail::oriented<AV, TA> a{A};
+  const detail::oriented<BV, TB> b{B};
+  if constexpr (!accumulator_traits<Acc>::is_plain) {
+    gemm_entries<T, Acc>(label, exec, a, b, m, n, k, out);
+  } else if constexpr (Shape == shape::host) {
+    gemm_host<T, Acc>(label, exec, a, b, m, n, k, out);
+  } else {
+    gemm_team<T, Acc>(label, exec, a, b, m, n, k, out);
+  }
+}
+
+/// gemm<T, Acc, Shape> with the transposes as run-time flags.
+template <class T, class Acc, shape Shape, class Exec, class AV, class BV, class CV>
+void gemm(const std::string& label, const Exec& exec, bool ta, bool tb, const T& alpha, const AV& A,
+          const BV& B, const T& beta, const CV& C) {
+  if (ta && tb) {
+    gemm<T, Acc, Shape, true, true>(label, exec, alpha, A, B, beta, C);
+  } else if (ta) {
+    gemm<T, Acc, Shape, true, false>(label, exec, alpha, A, B, beta, C);
+  } else if (tb) {
+    gemm<T, Acc, Shape, false, true>(label, exec, alpha, A, B, beta, C);
+  } else {
+    gemm<T, Acc, Shape, false, false>(label, exec, alpha, A, B, beta, C);
+  }
+}
+
+}  // namespace Impl
+
+/// C = alpha * op(A) * op(B) + beta * C with op(X) = X ("N") or X^T ("T", "C"; lower case
+/// too). Arith defaults to the common arithmetic type of A, B and C, Acc to Arith; each
+/// entry of C is one sum in Acc over all of K, rounded to C's format once. BLAS rules:
+/// beta == 0 does not read C (NaN or inf in C does not propagate), alpha == 0 or K == 0
+/// does not read A or B (C = beta C), and m == 0 or n == 0 returns at once. With a
+/// compensated or exact Acc each entry is summed by one thread in k order (slower; the
+/// exact result does not depend on the thread count).
+/// Throws std::invalid_argument for an unknown transA or transB, mismatched extents, or C
+/// sharing memory with A or B.
+template <class Arith = void, class Acc = void, class Exec, class AV, class BV, class CV,
+          class Enable = std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<CV>>>
+void gemm(const Exec& exec, const char transA[], const char transB[],
+          const typename detail::arith_t<Arith, AV, BV, CV>& alpha, const AV& A, const BV& B,
+          const typename detail::arith_t<Arith, AV, BV, CV>& beta, const CV& C) {
+  using T = detail::arith_t<Arith, AV, BV, CV>;
+  using Ac = detail::acc_t<Acc, T>;
+  static_assert(AV::rank == 2 && BV::rank == 2 && CV::rank == 2,
+                "kacc::blas::gemm: A, B and C must be rank 2");
+  KACC_REQUIRE_ACCESSIBLE(Exec, AV, "kacc::blas::gemm", "A");
+  KACC_REQUIRE_ACCESSIBLE(Exec, BV, "kacc::blas::gemm", "B");
+  KACC_REQUIRE_ACCESSIBLE(Exec, CV, "kacc::blas::gemm", "C");
+  const char ta = detail::mode_char("gemm", "transA", transA, "NTC");
+  const char tb = detail::mode_char("gemm", "transB", transB, "NTC");
+  const std::int64_t m = A.extent(ta != 'N' ? 1 : 0), k = A.extent(ta != 'N' ? 0 : 1);
+  const std::int64_t kb = B.extent(tb != 'N' ? 1 : 0), n = B.extent(tb != 'N' ? 0 : 1);
+  if (kb != k || static_cast<std::int64_t>(C.extent(0)) != m ||
+      static_cast<std::int64_t>(C.extent(1)) != n) {
+    detail::fail("gemm", std::string("transA \"") + ta + "\", transB \"" + tb +
+                             "\": A has extents " + detail::extents_of(A) + ", B has extents " +
+                             detail::extents_of(B) + " and C has extents " + detail::extents_of(C) +
+                             "; op(A) (m x k) times op(B) (k x n) needs C m x n");
+  }
+  if (detail::overlaps(C, A))
+    detail::fail("gemm", "C (extents " + detail::extents_of(C) + ") aliases A (extents " +
+                             detail::extents_of(A) + ")");
+  if (detail::overlaps(C, B))
+    detail::fail("gemm", "C (extents " + detail::extents_of(C) + ") aliases B (extents " +
+                             detail::extents_of(B) + ")");
+  if (m == 0 || n == 0) return;
+  const std::string label = std::string("kacc::blas::gemm[") + ta + tb +
+                            ",A=" + detail::format_of<AV>() + "/" + detail::layout_of<AV>() +
+                            ",B=" + detail::format_of<BV>() + "/" + detail::layout_of<BV>() +
+                            ",C=" + detail::format_of<CV>() + detail::arith_suffix<T, Ac>();
+  Impl::gemm<T, Ac, kacc::Impl::default_shape_v<Exec>>(label, exec, ta != 'N', tb != 'N', alpha, A,
+                                                       B, beta, C);
+}
+
+/// gemm in C's default execution space instance, fenced.
+template <class Arith = void, class Acc = void, class AV, class BV, class CV,
+          class Enable = std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<CV>>>
+void gemm(const char transA[], const char transB[],
+          const typename detail::arith_t<Arith, AV, BV, CV>& alpha, const AV& A, const BV& B,
+          const typename detail::arith_t<Arith, AV, BV, CV>& beta, const CV& C) {
+  using Exec = typename CV::execution_space;
+  gemm<Arith, Acc>(Exec(), transA, transB, alpha, A, B, beta, C);
+  Exec().fence();
+}
+
+}  // namespace blas
+}  // namespace kacc
