@@ -242,12 +242,8 @@ void gemm(const Exec& exec, const char transA[], const char transB[],
                              detail::extents_of(B) + " and C has extents " + detail::extents_of(C) +
                              "; op(A) (m x k) times op(B) (k x n) needs C m x n");
   }
-  if (detail::overlaps(C, A))
-    detail::fail("gemm", "C (extents " + detail::extents_of(C) + ") aliases A (extents " +
-                             detail::extents_of(A) + ")");
-  if (detail::overlaps(C, B))
-    detail::fail("gemm", "C (extents " + detail::extents_of(C) + ") aliases B (extents " +
-                             detail::extents_of(B) + ")");
+  detail::check_no_alias("gemm", "C", C, "A", A);
+  detail::check_no_alias("gemm", "C", C, "B", B);
   if (m == 0 || n == 0) return;
   const std::string label = std::string("kacc::blas::gemm[") + ta + tb +
                             ",A=" + detail::format_of<AV>() + "/" + detail::layout_of<AV>() +
@@ -255,6 +251,7 @@ void gemm(const Exec& exec, const char transA[], const char transB[],
                             ",C=" + detail::format_of<CV>() + detail::arith_suffix<T, Ac>();
   Impl::gemm<T, Ac, kacc::Impl::default_shape_v<Exec>>(label, exec, ta != 'N', tb != 'N', alpha, A,
                                                        B, beta, C);
+  kacc::Impl::throw_if_saturated("kacc::blas::gemm", "C", exec, C);
 }
 
 /// gemm in C's default execution space instance, fenced.
