@@ -4,4 +4,5 @@
 
 #include <kacc/blas.hpp>
 #include <kacc/core.hpp>
+#include <kacc/solve.hpp>
 #include <kacc/sparse.hpp>
