@@ -40,6 +40,10 @@ namespace solve {
 
 namespace Impl {
 
+/// GMRES stops (reason stagnation) after this many cycles in a row that did not lower the
+/// smallest explicit residual seen, and returns the iterate that had it.
+constexpr int stagnation_cycles = 5;
+
 /// A cycle with a compressed basis ends when the recurrence's residual has fallen to this
 /// many times the basis rounding error (relative to the cycle's start). 4 and 16 gave the
 /// fewest iterations on the unit tests' generated problems (1 and 64 slightly more).
@@ -162,7 +166,10 @@ void expand(const Exec& exec, const Op& A, const Preconditioner& M, bool left, c
 /// 0 iterations. b, x0 or A x0 not finite, or a NaN or infinity in a Krylov vector (a
 /// preconditioner returning inf, A holding NaN): reason not_finite, x the last finite
 /// iterate (x0 if none). Breakdown (a singular Hessenberg matrix, e.g. A = 0): reason
-/// breakdown, x updated with the nonsingular part. Throws std::invalid_argument for
+/// breakdown, x updated with the nonsingular part. Unless converged, x is the iterate with
+/// the smallest explicit residual seen at the start of a cycle; after 5 cycles in a row
+/// without a new smallest residual (a basis format too coarse for the problem) GMRES stops
+/// with reason stagnation. Throws std::invalid_argument for
 /// mismatched sizes, a non-square A, restart < 1, max_iterations < 0 or a negative or NaN
 /// tolerance; and whatever M.apply throws.
 template <class BasisFormat = double, class Exec, class Op, class B, class X,
@@ -195,7 +202,8 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
                               std::string("kacc::solve::gmres::") + label);
   };
   Vector b64(alloc("b"), n), x64(alloc("x"), n), r(alloc("r"), n), w(alloc("w"), n),
-      z(alloc("z"), n), staging(alloc("staging"), n), latest(alloc("latest"), n);
+      z(alloc("z"), n), staging(alloc("staging"), n), latest(alloc("latest"), n),
+      x_best(alloc("x_best"), n);
   kacc::deep_copy(exec, b64, b);
   const double b_norm = blas::nrm2(exec, b64);
   if (!detail::finite(b_norm)) {
@@ -223,20 +231,36 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
 
   // Until the loop says otherwise, the cap is what stops it.
   status.reason = stop_reason::iteration_limit;
+  // The iterate with the smallest explicit residual so far: cycles with a coarse basis
+  // can raise the residual and later cycles recover, but x never ends worse than it was.
+  double best_r_norm = 0;
+  bool have_best = false;
+  int cycles_without_progress = 0;
   for (int cycle = 0;; ++cycle) {
     const double r_norm = detail::residual(exec, A, b64, x64, r, staging);
-    if (!detail::finite(r_norm)) {
-      status.reason = stop_reason::not_finite;
-      break;
+    const bool finite = detail::finite(r_norm);
+    if (finite && (!have_best || r_norm < best_r_norm)) {
+      best_r_norm = r_norm;
+      have_best = true;
+      cycles_without_progress = 0;
+      Kokkos::deep_copy(exec, x_best, x64);
+    } else {
+      ++cycles_without_progress;
     }
-    if (r_norm <= options.tolerance * b_norm) {
+    if (finite && r_norm <= options.tolerance * b_norm) {
       status.converged = true;
       status.reason = stop_reason::converged;
       break;
     }
-    if (status.iterations >= options.max_iterations) break;
+    const bool stagnated = cycles_without_progress >= Impl::stagnation_cycles;
+    if (!finite || stagnated || status.iterations >= options.max_iterations) {
+      status.reason = !finite     ? stop_reason::not_finite
+                      : stagnated ? stop_reason::stagnation
+                                  : stop_reason::iteration_limit;
+      if (have_best && cycles_without_progress > 0) Kokkos::deep_copy(exec, x64, x_best);
+      break;
+    }
     if (cycle > 0) ++status.restarts;
-
     // The recurrence's residual: r, or M^-1 r for left preconditioning.
     double beta = r_norm;
     if (left) {

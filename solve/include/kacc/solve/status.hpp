@@ -17,10 +17,13 @@ enum class stop_reason {
   iteration_limit,  ///< max_iterations reached before the tolerance
   breakdown,        ///< no further progress is possible (singular Hessenberg matrix in
                     ///< GMRES, p^T A p <= 0 or r^T z <= 0 in CG: A or M not as required)
-  not_finite        ///< a NaN or infinity appeared (in b, A, x0 or the preconditioner's output)
+  not_finite,       ///< a NaN or infinity appeared (in b, A, x0 or the preconditioner's output)
+  stagnation        ///< GMRES: 5 restart cycles in a row did not lower the smallest
+                    ///< ||b - A x|| seen (x is the iterate that had it): a basis format
+                    ///< too coarse for the problem
 };
 
-/// "converged", "zero_rhs", "iteration_limit", "breakdown" or "not_finite".
+/// "converged", "zero_rhs", "iteration_limit", "breakdown", "not_finite" or "stagnation".
 inline const char* reason_name(stop_reason r) {
   switch (r) {
     case stop_reason::converged:
@@ -33,6 +36,8 @@ inline const char* reason_name(stop_reason r) {
       return "breakdown";
     case stop_reason::not_finite:
       return "not_finite";
+    case stop_reason::stagnation:
+      return "stagnation";
   }
   return "unknown";
 }
