@@ -190,6 +190,76 @@ TEST(Gmres, ScaledIntegerBasisIsScaleInvariant) {
   EXPECT_EQ(iterations[2], iterations[0]);
 }
 
+// ---------------------------------------------------------------- SuiteSparse matrices
+
+/// b = A * ones, the usual right-hand side for matrices without one.
+std::vector<double> a_times_ones(const ks::CooMatrix& coo) {
+  std::vector<double> b(static_cast<std::size_t>(coo.num_rows), 0.0);
+  for (std::size_t k = 0; k < coo.nnz(); ++k) b[coo.row[k]] += coo.val[k];
+  return b;
+}
+
+template <class BasisFormat, class Preconditioner>
+kso::SolverStatus solve_file(const ks::CooMatrix& coo, const Csr& a, const Preconditioner& m,
+                             const char* name) {
+  const auto bh = a_times_ones(coo);
+  const Vec b = vector_of(bh, "b"), x("x", bh.size());
+  kso::GmresOptions opt;
+  opt.max_iterations = 1000;
+  const auto s = kso::gmres<BasisFormat>(Exec(), a, b, x, opt, m);
+  std::printf("%s: %s basis: %s\n", name, kacc::format_name<BasisFormat>(), s.message.c_str());
+  if (s.converged) {
+    EXPECT_LE(relative_residual(coo, bh, host_of(x)), 1.01e-10) << name;
+  }
+  return s;
+}
+
+// The repository's matrices that GMRES(100) solves with Jacobi or block-Jacobi within
+// 1000 iterations (the others have zero diagonal entries or singular diagonal blocks, or
+// need more; see the README's table): fp64 and fp32 bases converge, the fp32 basis within
+// the iterations stated per matrix (measured with two OpenMP threads, plus a margin).
+TEST(GmresSuiteSparse, SolvableMatricesConverge) {
+  struct Case {
+    const char* file;
+    bool block;           // block-Jacobi, else Jacobi
+    double fp32_allowed;  // fp32 basis iterations / fp64 basis iterations
+  };
+  const Case cases[] = {{"Si2.mtx.gz", false, 1.35},
+                        {"Si2.mtx.gz", true, 1.30},
+                        {"olm1000.mtx.gz", true, 2.10},
+                        {"Pd.mtx.gz", false, 2.20},
+                        {"cvxbqp1.mtx.gz", false, 1.15}};
+  for (const auto& c : cases) {
+    const auto coo = ks::read_matrix_market(kacc_sparse_test::matrix_path(c.file));
+    const Csr a = ks::make_csr<double>(coo);
+    kso::SolverStatus s64, s32;
+    if (c.block) {
+      const kso::BlockJacobi<> m(a);
+      s64 = solve_file<double>(coo, a, m, c.file);
+      s32 = solve_file<float>(coo, a, m, c.file);
+    } else {
+      const kso::Jacobi<> m(a);
+      s64 = solve_file<double>(coo, a, m, c.file);
+      s32 = solve_file<float>(coo, a, m, c.file);
+    }
+    EXPECT_TRUE(s64.converged) << c.file << ": " << s64.message;
+    EXPECT_TRUE(s32.converged) << c.file << ": " << s32.message;
+    EXPECT_LE(s32.iterations, c.fp32_allowed * s64.iterations) << c.file;
+  }
+}
+
+// A basis too coarse for the matrix: Pd with an int16 basis makes no progress after a few
+// cycles; GMRES says so and returns its best iterate, not the last one.
+TEST(GmresSuiteSparse, CoarseBasisStagnatesHonestly) {
+  const auto coo = ks::read_matrix_market(kacc_sparse_test::matrix_path("Pd.mtx.gz"));
+  const Csr a = ks::make_csr<double>(coo);
+  const auto s = solve_file<kacc::scaled<std::int16_t>>(coo, a, kso::Jacobi<>(a), "Pd.mtx.gz");
+  EXPECT_FALSE(s.converged);
+  EXPECT_EQ(s.reason, kso::stop_reason::stagnation) << s.message;
+  EXPECT_LT(s.iterations, 1000);
+  EXPECT_LT(s.residual, 0.1);
+}
+
 // ---------------------------------------------------------------- preconditioners
 
 /// The rows of coo multiplied by 10^(3 u), u uniform in [0, 1): badly scaled rows that
@@ -390,24 +460,27 @@ TEST(Cg, BreaksDownOnAnIndefiniteMatrix) {
 
 // ---------------------------------------------------------------- operators
 
+/// y = A x for the 5-point Poisson matrix on an nx x nx grid, without a matrix.
+void poisson_stencil(int nx, const Vec& x, const Vec& y) {
+  Kokkos::parallel_for(
+      "test::stencil", Kokkos::RangePolicy<Exec>(0, nx * nx), KOKKOS_LAMBDA(const int i) {
+        const int px = i % nx, py = i / nx;
+        double s = 4 * x(i);
+        if (py > 0) s -= x(i - nx);
+        if (px > 0) s -= x(i - 1);
+        if (px + 1 < nx) s -= x(i + 1);
+        if (py + 1 < nx) s -= x(i + nx);
+        y(i) = s;
+      });
+  Kokkos::fence();
+}
+
 TEST(Gmres, UserOperatorMatchesTheMatrix) {
   // The 2-D Poisson stencil as a callable, against the same matrix in CSR.
   const int nx = 40, n = nx * nx;
   const auto coo = convection_diffusion(nx, nx, 1, 0.0);
   const Csr a = ks::make_csr<double>(coo);
-  auto stencil = [nx, n](const Vec& x, const Vec& y) {
-    Kokkos::parallel_for(
-        "test::stencil", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const int i) {
-          const int px = i % nx, py = i / nx;
-          double s = 4 * x(i);
-          if (py > 0) s -= x(i - nx);
-          if (px > 0) s -= x(i - 1);
-          if (px + 1 < nx) s -= x(i + 1);
-          if (py + 1 < nx) s -= x(i + nx);
-          y(i) = s;
-        });
-    Kokkos::fence();
-  };
+  auto stencil = [nx](const Vec& x, const Vec& y) { poisson_stencil(nx, x, y); };
   const auto bh = random_vector(n, 2);
   const Vec b = vector_of(bh, "b"), x1("x1", n), x2("x2", n), x3("x3", n);
   const auto s1 = kso::gmres(Exec(), a, b, x1);

@@ -10,6 +10,33 @@
 namespace kacc {
 namespace solve {
 
+namespace Impl {
+
+/// inverse(i) = 1 / A(i, i) (duplicates summed); returns the first row whose diagonal is
+/// missing, zero or gives a non-finite inverse, or the row count when there is none.
+template <class Matrix, class Inverse>
+index_type invert_diagonal(const Matrix& a, const Inverse& inverse) {
+  const index_type n = a.num_rows();
+  const auto row_map = a.row_map();
+  const auto entries = a.entries();
+  const typename Matrix::const_values_type values = a.values();
+  index_type bad = n;
+  Kokkos::parallel_reduce(
+      "kacc::solve::Jacobi::diagonal", kacc::Impl::range(typename Matrix::execution_space(), 0, n),
+      KOKKOS_LAMBDA(const index_type i, index_type& first_bad) {
+        double d = 0;
+        for (index_type k = row_map(i); k < index_type(row_map(i + 1)); ++k)
+          if (index_type(entries(k)) == i) d += convert<double>(values(k));
+        const double inv = 1.0 / d;
+        inverse(i) = inv;
+        if (!math::isfinite(inv) || d == 0) first_bad = i < first_bad ? i : first_bad;
+      },
+      Kokkos::Min<index_type>(bad));
+  return bad;
+}
+
+}  // namespace Impl
+
 /// z = D^-1 r with D = diag(A); 1 / A(i, i) stored in Format (a scaled format holds one
 /// scale for the whole vector), read in fp64.
 template <class Format = double, class Device = typename Kokkos::DefaultExecutionSpace::device_type>
@@ -34,24 +61,8 @@ class Jacobi {
       detail::fail("Jacobi", "A must be square; it is " + std::to_string(a.num_rows()) + " x " +
                                  std::to_string(a.num_cols()));
     const index_type n = a.num_rows();
-    Kokkos::View<double*, Device> inverse("kacc::solve::Jacobi::inverse_fp64", n);
-    const auto row_map = a.row_map();
-    const auto entries = a.entries();
-    const typename Matrix::const_values_type values = a.values();
-    using Exec = typename Device::execution_space;
-    // The first row without a usable diagonal, or n when every row has one.
-    index_type bad = n;
-    Kokkos::parallel_reduce(
-        "kacc::solve::Jacobi::diagonal", kacc::Impl::range(Exec(), 0, n),
-        KOKKOS_LAMBDA(const index_type i, index_type& first_bad) {
-          double d = 0;
-          for (index_type k = row_map(i); k < index_type(row_map(i + 1)); ++k)
-            if (index_type(entries(k)) == i) d += convert<double>(values(k));
-          const double inv = 1.0 / d;
-          inverse(i) = inv;
-          if (!math::isfinite(inv) || d == 0) first_bad = i < first_bad ? i : first_bad;
-        },
-        Kokkos::Min<index_type>(bad));
+    const Kokkos::View<double*, Device> inverse("kacc::solve::Jacobi::inverse_fp64", n);
+    const index_type bad = Impl::invert_diagonal(a, inverse);
     if (bad < n)
       detail::fail("Jacobi", "row " + std::to_string(bad) +
                                  " of A has a zero, missing or non-finite diagonal entry");
