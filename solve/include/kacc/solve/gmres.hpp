@@ -204,22 +204,8 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
   Vector b64(alloc("b"), n), x64(alloc("x"), n), r(alloc("r"), n), w(alloc("w"), n),
       z(alloc("z"), n), staging(alloc("staging"), n), latest(alloc("latest"), n),
       x_best(alloc("x_best"), n);
-  kacc::deep_copy(exec, b64, b);
-  const double b_norm = blas::nrm2(exec, b64);
-  if (!detail::finite(b_norm)) {
-    status.reason = stop_reason::not_finite;
-    status.residual = std::nan("");
-    status.message = "b holds NaN or infinity; x is unchanged";
-    return status;
-  }
-  if (b_norm == 0) {
-    blas::scal(exec, 0.0, x);  // writes zeros without reading x
-    exec.fence();
-    status.converged = true;
-    status.reason = stop_reason::zero_rhs;
-    status.message = "b = 0, so x = 0";
-    return status;
-  }
+  const double b_norm = detail::copy_rhs(exec, b, x, b64, status);
+  if (!(b_norm > 0)) return status;  // b = 0 or not finite: status says which
   kacc::deep_copy(exec, x64, x);
 
   const int m = options.restart;

@@ -8,6 +8,7 @@
 #include <kacc/blas/axpy.hpp>
 #include <kacc/blas/nrm2.hpp>
 #include <kacc/core/view_algorithms.hpp>
+#include <kacc/solve/status.hpp>
 #include <kacc/sparse/spmv.hpp>
 
 #include <cmath>
@@ -96,6 +97,28 @@ double residual(const Exec& exec, const Op& A, const B& b, const X& x, const Vec
 
 inline bool finite(double v) {
   return std::isfinite(v);
+}
+
+/// b64 = b; returns ||b||. For b = 0 sets x = 0 and status to zero_rhs (converged), for a
+/// non-finite b status to not_finite (x unchanged), and returns 0 or NaN: the solve is over.
+template <class Exec, class B, class X, class Vector>
+double copy_rhs(const Exec& exec, const B& b, const X& x, const Vector& b64, SolverStatus& status) {
+  kacc::deep_copy(exec, b64, b);
+  const double b_norm = blas::nrm2(exec, b64);
+  if (!finite(b_norm)) {
+    status.reason = stop_reason::not_finite;
+    status.residual = std::nan("");
+    status.message = "b holds NaN or infinity; x is unchanged";
+    return std::nan("");
+  }
+  if (b_norm == 0) {
+    blas::scal(exec, 0.0, x);  // writes zeros without reading x
+    exec.fence();
+    status.converged = true;
+    status.reason = stop_reason::zero_rhs;
+    status.message = "b = 0, so x = 0";
+  }
+  return b_norm;
 }
 
 }  // namespace detail
