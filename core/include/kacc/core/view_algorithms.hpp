@@ -287,8 +287,7 @@ auto storage_of(const V& v) {
 template <class Exec, class Dst, class Src>
 void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
   static_assert(is_view_v<Dst> && is_view_v<Src>, "kacc::deep_copy copies views");
-  static_assert(unsigned(Dst::rank) == unsigned(Src::rank),
-                "kacc::deep_copy: dst and src must have the same rank");
+  static_assert(rank_v<Dst> == rank_v<Src>, "kacc::deep_copy: dst and src must have the same rank");
   for (unsigned r = 0; r < static_cast<unsigned>(Dst::rank); ++r) {
     if (dst.extent(r) != src.extent(r)) {
       throw std::invalid_argument("kacc::deep_copy: extents of dst " + detail::extents_string(dst) +

@@ -1,0 +1,187 @@
+// kacc-perf-gmres: time to solution of kacc::solve::gmres with the Krylov basis stored in
+// fp64, fp32, fp16, bf16, scaled int32 and scaled int16, on a generated 3-D
+// convection-diffusion problem (7-point upwind, mesh Peclet number 0.5; 128^3 = 2.1M rows
+// by default, far out of cache), Jacobi-preconditioned on the right, GMRES(100) to
+// ||b - A x|| / ||b|| <= 1e-10 (b = A * ones, x0 = 0).
+//
+// Each round solves once per format, in a new random order per round (so drifts of the
+// machine's speed hit every format alike); the summary gives per format the iterations,
+// the median and smallest time to solution, the median time per iteration and the
+// speed-ups over the fp64 basis. Results: gmres.csv (every solve) and gmres.json (the run's
+// description) in --out.
+
+#include <kacc/solve.hpp>
+#include <kacc_perf/run_info.hpp>
+#include <kacc_perf/stream.hpp>
+
+#include <fmt/core.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace ks = kacc::sparse;
+namespace kso = kacc::solve;
+using Exec = Kokkos::DefaultExecutionSpace;
+using Vector = Kokkos::View<double*>;
+
+/// The 3-D convection-diffusion matrix on an n^3 grid, built on the device in CSR: row i
+/// holds its (up to 7) entries in column order.
+ks::CsrMatrix<double> convection_diffusion_3d(int n) {
+  using M = ks::CsrMatrix<double>;
+  const std::int64_t rows = std::int64_t(n) * n * n;
+  typename M::row_map_type row_map("perf::row_map", rows + 1);
+  Kokkos::parallel_scan(
+      "perf::row_lengths", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, rows),
+      KOKKOS_LAMBDA(const std::int64_t i, int& offset, const bool last) {
+        const int x = int(i % n), y = int(i / n % n), z = int(i / n / n);
+        const int len = 1 + (x > 0) + (x + 1 < n) + (y > 0) + (y + 1 < n) + (z > 0) + (z + 1 < n);
+        if (last) row_map(i + 1) = offset + len;
+        offset += len;
+      });
+  int nnz = 0;
+  Kokkos::deep_copy(nnz, Kokkos::subview(row_map, rows));
+  typename M::entries_type entries("perf::entries", nnz);
+  Kokkos::View<double*> values64("perf::values", nnz);
+  const double pe = 0.5;
+  Kokkos::parallel_for(
+      "perf::fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, rows),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const int x = int(i % n), y = int(i / n % n), z = int(i / n / n);
+        const std::int64_t plane = std::int64_t(n) * n;
+        int k = row_map(i);
+        auto add = [&](std::int64_t j, double v) {
+          entries(k) = int(j);
+          values64(k) = v;
+          ++k;
+        };
+        if (z > 0) add(i - plane, -1 - pe);
+        if (y > 0) add(i - n, -1 - pe);
+        if (x > 0) add(i - 1, -1 - pe);
+        add(i, 6 + 3 * pe);
+        if (x + 1 < n) add(i + 1, -1);
+        if (y + 1 < n) add(i + n, -1);
+        if (z + 1 < n) add(i + plane, -1);
+      });
+  typename M::values_type values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "perf::v"), nnz);
+  kacc::deep_copy(values, values64);
+  return M(int(rows), int(rows), row_map, entries, values);
+}
+
+struct Case {
+  std::string format;
+  std::function<kso::SolverStatus(const Vector&)> solve;
+};
+
+template <class Format>
+Case make_case(const ks::CsrMatrix<double>& a, const Vector& b, const kso::Jacobi<>& m,
+               const kso::GmresOptions& options) {
+  return {kacc::format_name<Format>(),
+          [=](const Vector& x) { return kso::gmres<Format>(Exec(), a, b, x, options, m); }};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto help = kacc_perf::requested_help(argc, argv);
+  if (help == kacc_perf::help_request::usage) {
+    fmt::print(
+        "kacc-perf-gmres [--quick|--full] [--out DIR] [--size N] [--restart M] [--rounds R]\n"
+        "time to solution of GMRES(M) (default 100) with the Krylov basis in fp64, fp32, fp16,\n"
+        "bf16, scaled int32 and scaled int16, on a 3-D convection-diffusion problem of N^3\n"
+        "rows (default 128: 2.1M rows; --quick: 24), Jacobi on the right, tolerance 1e-10;\n"
+        "R interleaved rounds (default 5; --quick 1, --full 9), medians; writes gmres.csv and\n"
+        "gmres.json into --out (default: the current folder).\n"
+        "{}",
+        kacc_perf::kokkos_options_hint);
+    return 0;
+  }
+  if (help == kacc_perf::help_request::kokkos) {
+    Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
+    return 0;
+  }
+  const auto opts = kacc_perf::parse_options(argc, argv);
+  const bool quick = opts.run_level == kacc_perf::level::quick;
+  int size = quick ? 24 : 128, rounds = quick                                      ? 1
+                                        : opts.run_level == kacc_perf::level::full ? 9
+                                                                                   : 5;
+  kso::GmresOptions options;
+  for (int i = 1; i < argc; ++i) {
+    auto value = [&](const char* name) {
+      if (i + 1 >= argc) throw std::invalid_argument(std::string(name) + " needs a number");
+      return std::atoi(argv[++i]);
+    };
+    if (!std::strcmp(argv[i], "--size")) {
+      size = value("--size");
+    } else if (!std::strcmp(argv[i], "--restart")) {
+      options.restart = value("--restart");
+    } else if (!std::strcmp(argv[i], "--rounds")) {
+      rounds = value("--rounds");
+    }
+  }
+  Kokkos::ScopeGuard guard(argc, argv);
+  const auto a = convection_diffusion_3d(size);
+  const std::size_t n = static_cast<std::size_t>(a.num_rows());
+  Vector ones("perf::ones", n), b("perf::b", n), x("perf::x", n);
+  Kokkos::deep_copy(ones, 1.0);
+  ks::spmv("N", 1.0, a, ones, 0.0, b);
+  const kso::Jacobi<> m(a);
+  std::vector<Case> cases = {make_case<double>(a, b, m, options),
+                             make_case<float>(a, b, m, options),
+                             make_case<kacc::fp16>(a, b, m, options),
+                             make_case<kacc::bf16>(a, b, m, options),
+                             make_case<kacc::scaled<std::int32_t>>(a, b, m, options),
+                             make_case<kacc::scaled<std::int16_t>>(a, b, m, options)};
+  fmt::print("kacc-perf-gmres: {}^3 = {} rows, {} entries, GMRES({}), Jacobi (right), {} rounds\n",
+             size, n, a.nnz(), options.restart, rounds);
+  std::map<std::string, std::vector<double>> times;
+  std::map<std::string, kso::SolverStatus> last;
+  std::ostringstream csv;
+  csv << "format,round,rows,iterations,restarts,reason,residual,time_s\n";
+  std::mt19937 shuffle(12345);
+  for (int round = 0; round < rounds; ++round) {
+    std::shuffle(cases.begin(), cases.end(), shuffle);
+    for (const auto& c : cases) {
+      Kokkos::deep_copy(x, 0.0);
+      Kokkos::fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto s = c.solve(x);
+      Kokkos::fence();
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      times[c.format].push_back(t);
+      last[c.format] = s;
+      csv << fmt::format("{},{},{},{},{},{},{:.3e},{:.6f}\n", c.format, round, n, s.iterations,
+                         s.restarts, kso::reason_name(s.reason), s.residual, t);
+    }
+  }
+  const double t64 = kacc_perf::median(times["fp64"]);
+  const double it64 = last["fp64"].iterations;
+  fmt::print("{:<8} {:>10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>12}\n", "basis", "iterations",
+             "restarts", "median s", "min s", "median s/iter", "speed-up", "per-iter x");
+  for (const char* f : {"fp64", "fp32", "fp16", "bf16", "int32s", "int16s"}) {
+    const auto& s = last[f];
+    const double med = kacc_perf::median(times[f]);
+    const double per = med / std::max(1, s.iterations);
+    fmt::print("{:<8} {:>10} {:>9} {:>12.4f} {:>12.4f} {:>14.3e} {:>10.2f} {:>12.2f}{}\n", f,
+               s.iterations, s.restarts, med, *std::min_element(times[f].begin(), times[f].end()),
+               per, t64 / med, (t64 / it64) / per, s.converged ? "" : "  (not converged)");
+  }
+  kacc_perf::write_file(opts.out_dir + "/gmres.csv", csv.str());
+  kacc_perf::write_file(
+      opts.out_dir + "/gmres.json",
+      kacc_perf::run_json("kacc-perf-gmres", {{"size", std::to_string(size)},
+                                              {"rounds", std::to_string(rounds)},
+                                              {"restart", std::to_string(options.restart)}}));
+  return 0;
+}

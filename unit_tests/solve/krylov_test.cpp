@@ -1,0 +1,650 @@
+// Krylov solvers: GMRES with its basis in every storage format (CB-GMRES), CG, Jacobi and
+// block-Jacobi, on generated Poisson and convection-diffusion problems and the
+// repository's SuiteSparse matrices; the status on bad input.
+#include <gtest/gtest.h>
+#include <kacc/solve.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_matrices.hpp"
+
+namespace ks = kacc::sparse;
+namespace kso = kacc::solve;
+
+namespace {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Vec = Kokkos::View<double*, Exec::memory_space>;
+using Csr = ks::CsrMatrix<double>;
+
+/// -laplace(u) + c . grad(u) on an nx x ny x nz grid with Dirichlet boundaries, 7-point
+/// (5-point when nz == 1) finite differences, upwind convection with mesh Peclet number
+/// `peclet` in every direction (0: the symmetric Poisson matrix).
+ks::CooMatrix convection_diffusion(int nx, int ny, int nz, double peclet) {
+  ks::CooMatrix a;
+  const std::int64_t n = std::int64_t(nx) * ny * nz;
+  a.num_rows = a.num_cols = n;
+  auto add = [&](std::int64_t i, std::int64_t j, double v) {
+    a.row.push_back(i);
+    a.col.push_back(j);
+    a.val.push_back(v);
+  };
+  const int dims = nz > 1 ? 3 : 2;
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const std::int64_t i = (std::int64_t(z) * ny + y) * nx + x;
+        if (z > 0) add(i, i - std::int64_t(nx) * ny, -1 - peclet);
+        if (y > 0) add(i, i - nx, -1 - peclet);
+        if (x > 0) add(i, i - 1, -1 - peclet);
+        add(i, i, 2.0 * dims + dims * peclet);
+        if (x + 1 < nx) add(i, i + 1, -1);
+        if (y + 1 < ny) add(i, i + nx, -1);
+        if (z + 1 < nz) add(i, i + std::int64_t(nx) * ny, -1);
+      }
+  return a;
+}
+
+Vec vector_of(const std::vector<double>& h, const char* label = "v") {
+  Vec v(std::string(label), h.size());
+  auto m = Kokkos::create_mirror_view(v);
+  for (std::size_t i = 0; i < h.size(); ++i) m(i) = h[i];
+  Kokkos::deep_copy(v, m);
+  return v;
+}
+
+std::vector<double> host_of(const Vec& v) {
+  auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<double>(m.data(), m.data() + m.extent(0));
+}
+
+std::vector<double> random_vector(std::size_t n, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> v(n);
+  for (auto& e : v) e = dist(gen);
+  return v;
+}
+
+/// ||b - A x|| / ||b|| computed independently of the solver: on the host, from the COO
+/// matrix, in long double.
+double relative_residual(const ks::CooMatrix& a, const std::vector<double>& b,
+                         const std::vector<double>& x) {
+  std::vector<long double> r(b.begin(), b.end());
+  for (std::size_t e = 0; e < a.nnz(); ++e)
+    r[a.row[e]] -= static_cast<long double>(a.val[e]) * x[a.col[e]];
+  long double rr = 0, bb = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    rr += r[i] * r[i];
+    bb += static_cast<long double>(b[i]) * b[i];
+  }
+  return static_cast<double>(std::sqrt(rr / bb));
+}
+
+struct Problem {
+  const char* name;
+  ks::CooMatrix a;
+  bool one_cycle;  // fp64 GMRES(100) converges without a restart
+};
+
+// Two problems GMRES(100) needs several cycles for (2-D), two it solves in one (3-D).
+const std::vector<Problem>& generated_problems() {
+  static const std::vector<Problem> problems = {
+      {"poisson2d_64x64", convection_diffusion(64, 64, 1, 0.0), false},
+      {"convdiff2d_64x64_pe1", convection_diffusion(64, 64, 1, 1.0), false},
+      {"poisson3d_16x16x16", convection_diffusion(16, 16, 16, 0.0), true},
+      {"convdiff3d_16x16x16_pe0.5", convection_diffusion(16, 16, 16, 0.5), true}};
+  return problems;
+}
+
+/// Solves p with a random b (fixed seed) and a zero x0, checks that b is unchanged and,
+/// when converged, the residual independently.
+template <class BasisFormat, class Preconditioner = kso::Identity>
+kso::SolverStatus solve(const ks::CooMatrix& coo, const char* name, kso::GmresOptions opt = {},
+                        const Preconditioner& m = {}) {
+  const Csr a = ks::make_csr<double>(coo);
+  const auto bh = random_vector(static_cast<std::size_t>(coo.num_rows), 7);
+  const Vec b = vector_of(bh, "b"), x("x", bh.size());
+  const auto status = kso::gmres<BasisFormat>(Exec(), a, b, x, opt, m);
+  EXPECT_EQ(host_of(b), bh) << name << ": b was modified";
+  if (status.converged) {
+    const double r = relative_residual(coo, bh, host_of(x));
+    EXPECT_LE(r, 1.01 * opt.tolerance) << name;
+    EXPECT_NEAR(status.residual, r, 1e-3 * r + 1e-15) << name;
+  }
+  return status;
+}
+
+TEST(Gmres, Fp64BasisConvergesOnGeneratedProblems) {
+  for (const auto& p : generated_problems()) {
+    const auto s = solve<double>(p.a, p.name);
+    EXPECT_TRUE(s.converged) << p.name << ": " << s.message;
+    EXPECT_EQ(s.reason, kso::stop_reason::converged);
+    EXPECT_LE(s.residual, 1e-10);
+    EXPECT_EQ(s.residual_history.size(), static_cast<std::size_t>(s.iterations) + 1);
+    EXPECT_DOUBLE_EQ(s.residual_history.front(), 1.0);
+    EXPECT_EQ(s.restarts == 0, p.one_cycle) << p.name << ": " << s.message;
+    std::printf("%s: fp64 basis: %s\n", p.name, s.message.c_str());
+  }
+}
+
+template <class F>
+class GmresBasis : public ::testing::Test {};
+using BasisFormats = ::testing::Types<float, kacc::scaled<std::int32_t>, kacc::fp16, kacc::bf16,
+                                      kacc::scaled<std::int16_t>>;
+TYPED_TEST_SUITE(GmresBasis, BasisFormats);
+
+// Seed 003's claim: a compressed basis costs few iterations. What holds (measured with two
+// OpenMP threads; every basis reaches 1e-10): on problems GMRES(100) restarts anyway, a
+// 32-bit basis takes at most +10% iterations and fp16 / int16 at most +25% on Poisson.
+// One cycle can lower the true residual only to about the basis rounding times ||r0||, so
+// where fp64 needs one cycle a compressed basis needs two (32-bit: up to +25%), and
+// 16-bit bases need at least four cycles for 1e-10 (fp16, int16: up to +60%; bf16, with
+// 8 significant bits, up to +75%).
+TYPED_TEST(GmresBasis, IterationsCloseToFp64Basis) {
+  using F = TypeParam;
+  const bool wide = sizeof(typename kacc::format_traits<F>::storage_type) >= 4;
+  const bool bf16 = std::is_same<F, kacc::bf16>::value;
+  for (const auto& p : generated_problems()) {
+    static std::map<std::string, int> fp64_iterations;
+    if (!fp64_iterations.count(p.name))
+      fp64_iterations[p.name] = solve<double>(p.a, p.name).iterations;
+    const int ref = fp64_iterations[p.name];
+    const auto s = solve<F>(p.a, p.name);
+    std::printf("%s: %s basis %d iterations (%d restarts), fp64 basis %d\n", p.name,
+                kacc::format_name<F>(), s.iterations, s.restarts, ref);
+    ASSERT_TRUE(s.converged) << p.name << ": " << s.message;
+    EXPECT_LE(s.residual, 1e-10);
+    const bool poisson2d = std::string(p.name) == "poisson2d_64x64";
+    const double allowed = wide   ? (p.one_cycle ? 1.25 : 1.10)
+                           : bf16 ? 1.75
+                                  : (poisson2d ? 1.25 : 1.60);
+    EXPECT_LE(s.iterations, allowed * ref) << p.name;
+  }
+}
+
+// The per-column scales use the integer range whatever the size of b: the same solve with
+// b scaled by 2^+-400 takes the same iterations (powers of two scale exactly).
+TEST(Gmres, ScaledIntegerBasisIsScaleInvariant) {
+  const auto coo = convection_diffusion(24, 24, 1, 1.0);
+  const Csr a = ks::make_csr<double>(coo);
+  const auto bh = random_vector(static_cast<std::size_t>(coo.num_rows), 3);
+  int iterations[3] = {};
+  const double factors[3] = {1.0, std::ldexp(1.0, 400), std::ldexp(1.0, -400)};
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> scaled = bh;
+    for (auto& e : scaled) e *= factors[k];
+    const Vec b = vector_of(scaled, "b"), x("x", bh.size());
+    const auto s = kso::gmres<kacc::scaled<std::int16_t>>(Exec(), a, b, x);
+    EXPECT_TRUE(s.converged) << s.message;
+    EXPECT_LE(relative_residual(coo, scaled, host_of(x)), 1.01e-10);
+    iterations[k] = s.iterations;
+  }
+  EXPECT_EQ(iterations[1], iterations[0]);
+  EXPECT_EQ(iterations[2], iterations[0]);
+}
+
+// ---------------------------------------------------------------- SuiteSparse matrices
+
+/// b = A * ones, the usual right-hand side for matrices without one.
+std::vector<double> a_times_ones(const ks::CooMatrix& coo) {
+  std::vector<double> b(static_cast<std::size_t>(coo.num_rows), 0.0);
+  for (std::size_t k = 0; k < coo.nnz(); ++k) b[coo.row[k]] += coo.val[k];
+  return b;
+}
+
+template <class BasisFormat, class Preconditioner>
+kso::SolverStatus solve_file(const ks::CooMatrix& coo, const Csr& a, const Preconditioner& m,
+                             const char* name) {
+  const auto bh = a_times_ones(coo);
+  const Vec b = vector_of(bh, "b"), x("x", bh.size());
+  kso::GmresOptions opt;
+  opt.max_iterations = 1000;
+  const auto s = kso::gmres<BasisFormat>(Exec(), a, b, x, opt, m);
+  std::printf("%s: %s basis: %s\n", name, kacc::format_name<BasisFormat>(), s.message.c_str());
+  if (s.converged) {
+    EXPECT_LE(relative_residual(coo, bh, host_of(x)), 1.01e-10) << name;
+  }
+  return s;
+}
+
+// The repository's matrices that GMRES(100) solves with Jacobi or block-Jacobi within
+// 1000 iterations (the others have zero diagonal entries or singular diagonal blocks, or
+// need more; see the README's table): fp64 and fp32 bases converge, the fp32 basis within
+// the iterations stated per matrix (measured with two OpenMP threads, plus a margin).
+TEST(GmresSuiteSparse, SolvableMatricesConverge) {
+  struct Case {
+    const char* file;
+    bool block;           // block-Jacobi, else Jacobi
+    double fp32_allowed;  // fp32 basis iterations / fp64 basis iterations
+  };
+  const Case cases[] = {{"Si2.mtx.gz", false, 1.35},
+                        {"Si2.mtx.gz", true, 1.30},
+                        {"olm1000.mtx.gz", true, 2.10},
+                        {"Pd.mtx.gz", false, 2.20},
+                        {"cvxbqp1.mtx.gz", false, 1.15}};
+  for (const auto& c : cases) {
+    const auto coo = ks::read_matrix_market(kacc_sparse_test::matrix_path(c.file));
+    const Csr a = ks::make_csr<double>(coo);
+    kso::SolverStatus s64, s32;
+    if (c.block) {
+      const kso::BlockJacobi<> m(a);
+      s64 = solve_file<double>(coo, a, m, c.file);
+      s32 = solve_file<float>(coo, a, m, c.file);
+    } else {
+      const kso::Jacobi<> m(a);
+      s64 = solve_file<double>(coo, a, m, c.file);
+      s32 = solve_file<float>(coo, a, m, c.file);
+    }
+    EXPECT_TRUE(s64.converged) << c.file << ": " << s64.message;
+    EXPECT_TRUE(s32.converged) << c.file << ": " << s32.message;
+    EXPECT_LE(s32.iterations, c.fp32_allowed * s64.iterations) << c.file;
+  }
+}
+
+// A basis too coarse for the matrix: Pd with an int16 basis makes no progress after a few
+// cycles; GMRES says so and returns its best iterate, not the last one.
+TEST(GmresSuiteSparse, CoarseBasisStagnatesHonestly) {
+  const auto coo = ks::read_matrix_market(kacc_sparse_test::matrix_path("Pd.mtx.gz"));
+  const Csr a = ks::make_csr<double>(coo);
+  const auto s = solve_file<kacc::scaled<std::int16_t>>(coo, a, kso::Jacobi<>(a), "Pd.mtx.gz");
+  EXPECT_FALSE(s.converged);
+  EXPECT_EQ(s.reason, kso::stop_reason::stagnation) << s.message;
+  EXPECT_LT(s.iterations, 1000);
+  EXPECT_LT(s.residual, 0.1);
+}
+
+// ---------------------------------------------------------------- preconditioners
+
+/// The rows of coo multiplied by 10^(3 u), u uniform in [0, 1): badly scaled rows that
+/// Jacobi undoes.
+ks::CooMatrix scale_rows(ks::CooMatrix coo, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(0.0, 3.0);
+  std::vector<double> f(static_cast<std::size_t>(coo.num_rows));
+  for (auto& e : f) e = std::pow(10.0, dist(gen));
+  for (std::size_t k = 0; k < coo.nnz(); ++k) coo.val[k] *= f[coo.row[k]];
+  return coo;
+}
+
+/// A system with `dofs` unknowns per node of an nx x ny grid: each node couples its own
+/// unknowns densely (a random, diagonally dominant block) and each unknown to every
+/// unknown of the 4 neighbours (-1 to the same one, -0.1 to the others): the rows of one
+/// node share their pattern.
+ks::CooMatrix multi_dof_system(int nx, int ny, int dofs, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  ks::CooMatrix a;
+  a.num_rows = a.num_cols = std::int64_t(nx) * ny * dofs;
+  for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x)
+      for (int d = 0; d < dofs; ++d) {
+        const std::int64_t node = std::int64_t(y) * nx + x, i = node * dofs + d;
+        auto add = [&](std::int64_t j, double v) {
+          a.row.push_back(i);
+          a.col.push_back(j);
+          a.val.push_back(v);
+        };
+        auto couple = [&](std::int64_t other, bool self) {
+          for (int e = 0; e < dofs; ++e)
+            add(other * dofs + e,
+                self ? (e == d ? 4.0 + 2.0 * dofs : 3.0 * dist(gen)) : (e == d ? -1.0 : -0.1));
+        };
+        if (y > 0) couple(node - nx, false);
+        if (x > 0) couple(node - 1, false);
+        couple(node, true);
+        if (x + 1 < nx) couple(node + 1, false);
+        if (y + 1 < ny) couple(node + nx, false);
+      }
+  return a;
+}
+
+TEST(Jacobi, AppliesTheInverseDiagonalInItsFormat) {
+  const auto coo = scale_rows(convection_diffusion(10, 10, 1, 1.0), 5);
+  const Csr a = ks::make_csr<double>(coo);
+  const auto rh = random_vector(100, 9);
+  const Vec r = vector_of(rh, "r"), z64("z64", 100), z32("z32", 100);
+  kso::Jacobi<double>(a).apply(Exec(), r, z64);
+  kso::Jacobi<float>(a).apply(Exec(), r, z32);
+  const auto h64 = host_of(z64), h32 = host_of(z32);
+  for (std::size_t k = 0; k < coo.nnz(); ++k) {
+    if (coo.row[k] != coo.col[k]) continue;
+    const std::size_t i = static_cast<std::size_t>(coo.row[k]);
+    EXPECT_EQ(h64[i], rh[i] * (1.0 / coo.val[k])) << i;
+    // fp32 storage of 1 / d: one rounding, relative 2^-24, then an fp64 product.
+    EXPECT_LE(std::fabs(h32[i] - h64[i]), std::ldexp(1.0, -24) * std::fabs(h64[i]) * 1.0001) << i;
+  }
+}
+
+TEST(Jacobi, RejectsAZeroDiagonal) {
+  auto coo = convection_diffusion(4, 4, 1, 0.0);
+  for (std::size_t k = 0; k < coo.nnz(); ++k)
+    if (coo.row[k] == 5 && coo.col[k] == 5) coo.val[k] = 0;
+  const Csr a = ks::make_csr<double>(coo);
+  try {
+    kso::Jacobi<> m(a);
+    FAIL() << "a zero diagonal was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("row 5"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Gmres, JacobiOnBothSidesUndoesBadRowScaling) {
+  const auto coo = scale_rows(convection_diffusion(32, 32, 1, 1.0), 11);
+  const Csr a = ks::make_csr<double>(coo);
+  const kso::Jacobi<> m(a);
+  kso::GmresOptions opt;
+  opt.max_iterations = 3000;
+  const auto none = solve<double>(coo, "scaled rows", opt);
+  opt.preconditioner_side = kso::side::right;
+  const auto right = solve<double>(coo, "scaled rows, right Jacobi", opt, m);
+  opt.preconditioner_side = kso::side::left;
+  const auto left = solve<double>(coo, "scaled rows, left Jacobi", opt, m);
+  const auto left32 = solve<float>(coo, "scaled rows, left Jacobi, fp32 basis", opt, m);
+  std::printf("scaled rows: none %d, right Jacobi %d, left Jacobi %d (fp32 basis %d) iterations\n",
+              none.iterations, right.iterations, left.iterations, left32.iterations);
+  EXPECT_TRUE(right.converged) << right.message;
+  EXPECT_TRUE(left.converged) << left.message;
+  EXPECT_TRUE(left32.converged) << left32.message;
+  EXPECT_LT(2 * right.iterations, none.iterations);
+  EXPECT_LT(2 * left.iterations, none.iterations);
+}
+
+TEST(BlockJacobi, BlocksFollowSupervariables) {
+  // 3 unknowns per node: rows of a node have one pattern, so blocks hold whole nodes:
+  // 10 nodes (30 rows) fit in 32.
+  const auto coo = multi_dof_system(8, 8, 3, 1);
+  const Csr a = ks::make_csr<double>(coo);
+  const kso::BlockJacobi<> m(a);
+  auto starts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.block_starts());
+  ASSERT_EQ(starts.extent(0), m.blocks() + 1);
+  EXPECT_EQ(starts(0), 0);
+  EXPECT_EQ(starts(m.blocks()), 192);
+  for (std::size_t k = 0; k < m.blocks(); ++k) {
+    EXPECT_EQ(starts(k) % 3, 0) << "block " << k << " splits a node";
+    EXPECT_LE(starts(k + 1) - starts(k), 30);
+  }
+  EXPECT_EQ(m.blocks(), 7u);  // 6 blocks of 30 rows and one of 12
+  // A block limit of 4 keeps nodes whole too: one node (3 rows) per block.
+  EXPECT_EQ(kso::BlockJacobi<>(a, 4).blocks(), 64u);
+  EXPECT_THROW(kso::BlockJacobi<>(a, 33), std::invalid_argument);
+}
+
+TEST(BlockJacobi, IsExactOnABlockDiagonalMatrix) {
+  auto coo = multi_dof_system(6, 6, 4, 2);
+  ks::CooMatrix d;  // keep the node blocks only
+  d.num_rows = d.num_cols = coo.num_rows;
+  for (std::size_t k = 0; k < coo.nnz(); ++k)
+    if (coo.row[k] / 4 == coo.col[k] / 4) {
+      d.row.push_back(coo.row[k]);
+      d.col.push_back(coo.col[k]);
+      d.val.push_back(coo.val[k]);
+    }
+  const kso::BlockJacobi<> m(ks::make_csr<double>(d), 8);
+  const auto s = solve<double>(d, "block diagonal", {}, m);
+  EXPECT_TRUE(s.converged) << s.message;
+  EXPECT_EQ(s.iterations, 1);
+}
+
+TEST(BlockJacobi, CompressedBlocksKeepIterations) {
+  const auto coo = multi_dof_system(24, 24, 3, 3);
+  const Csr a = ks::make_csr<double>(coo);
+  const auto none = solve<double>(coo, "multi-dof, none");
+  const auto b64 = solve<double>(coo, "multi-dof, block-Jacobi fp64", {}, kso::BlockJacobi<>(a));
+  const auto b32 =
+      solve<double>(coo, "multi-dof, block-Jacobi fp32", {}, kso::BlockJacobi<float>(a));
+  const auto b16 =
+      solve<double>(coo, "multi-dof, block-Jacobi fp16", {}, kso::BlockJacobi<kacc::fp16>(a));
+  const auto j64 = solve<double>(coo, "multi-dof, Jacobi", {}, kso::Jacobi<>(a));
+  std::printf("multi-dof: none %d, Jacobi %d, block-Jacobi fp64 %d, fp32 %d, fp16 %d iterations\n",
+              none.iterations, j64.iterations, b64.iterations, b32.iterations, b16.iterations);
+  for (const auto* s : {&b64, &b32, &b16}) EXPECT_TRUE(s->converged) << s->message;
+  EXPECT_LT(b64.iterations, j64.iterations);
+  EXPECT_LE(b32.iterations, 1.10 * b64.iterations);
+  EXPECT_LE(b16.iterations, 1.25 * b64.iterations);
+}
+
+TEST(BlockJacobi, RejectsASingularBlock) {
+  auto coo = multi_dof_system(4, 4, 2, 4);
+  for (std::size_t k = 0; k < coo.nnz(); ++k)
+    if (coo.row[k] / 2 == 3 && coo.col[k] / 2 == 3) coo.val[k] = 1;  // rank 1 block
+  try {
+    kso::BlockJacobi<> m(ks::make_csr<double>(coo), 2);
+    FAIL() << "a singular block was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("rows 6 to 7"), std::string::npos) << e.what();
+  }
+}
+
+// ---------------------------------------------------------------- CG
+
+TEST(Cg, ConvergesOnPoissonWithEveryPreconditioner) {
+  const auto coo = convection_diffusion(16, 16, 16, 0.0);
+  const Csr a = ks::make_csr<double>(coo);
+  const auto bh = random_vector(4096, 21);
+  const Vec b = vector_of(bh, "b");
+  auto run = [&](const auto& m, const char* name) {
+    const Vec x("x", 4096);
+    const auto s = kso::cg(Exec(), a, b, x, kso::CgOptions(), m);
+    std::printf("cg poisson3d 16^3, %s: %s\n", name, s.message.c_str());
+    EXPECT_TRUE(s.converged) << name << ": " << s.message;
+    EXPECT_LE(relative_residual(coo, bh, host_of(x)), 1.01e-10) << name;
+    EXPECT_EQ(s.residual_history.size(), static_cast<std::size_t>(s.iterations) + 1);
+    return s.iterations;
+  };
+  const int none = run(kso::Identity(), "none");
+  run(kso::Jacobi<>(a), "Jacobi");
+  const int block = run(kso::BlockJacobi<>(a), "block-Jacobi");
+  const int block16 = run(kso::BlockJacobi<kacc::fp16>(a), "block-Jacobi fp16");
+  EXPECT_LT(block, none);
+  EXPECT_LE(block16, 1.25 * block);
+  EXPECT_EQ(host_of(b), bh);
+}
+
+TEST(Cg, BreaksDownOnAnIndefiniteMatrix) {
+  auto coo = convection_diffusion(8, 8, 1, 0.0);
+  for (auto& v : coo.val) v = -v;  // negative definite
+  const Csr a = ks::make_csr<double>(coo);
+  const Vec b = vector_of(random_vector(64, 1)), x("x", 64);
+  const auto s = kso::cg(Exec(), a, b, x);
+  EXPECT_FALSE(s.converged);
+  EXPECT_EQ(s.reason, kso::stop_reason::breakdown) << s.message;
+  EXPECT_EQ(s.iterations, 1);
+}
+
+// ---------------------------------------------------------------- operators
+
+/// y = A x for the 5-point Poisson matrix on an nx x nx grid, without a matrix.
+void poisson_stencil(int nx, const Vec& x, const Vec& y) {
+  Kokkos::parallel_for(
+      "test::stencil", Kokkos::RangePolicy<Exec>(0, nx * nx), KOKKOS_LAMBDA(const int i) {
+        const int px = i % nx, py = i / nx;
+        double s = 4 * x(i);
+        if (py > 0) s -= x(i - nx);
+        if (px > 0) s -= x(i - 1);
+        if (px + 1 < nx) s -= x(i + 1);
+        if (py + 1 < nx) s -= x(i + nx);
+        y(i) = s;
+      });
+  Kokkos::fence();
+}
+
+TEST(Gmres, UserOperatorMatchesTheMatrix) {
+  // The 2-D Poisson stencil as a callable, against the same matrix in CSR.
+  const int nx = 40, n = nx * nx;
+  const auto coo = convection_diffusion(nx, nx, 1, 0.0);
+  const Csr a = ks::make_csr<double>(coo);
+  auto stencil = [nx](const Vec& x, const Vec& y) { poisson_stencil(nx, x, y); };
+  const auto bh = random_vector(n, 2);
+  const Vec b = vector_of(bh, "b"), x1("x1", n), x2("x2", n), x3("x3", n);
+  const auto s1 = kso::gmres(Exec(), a, b, x1);
+  const auto s2 = kso::gmres(Exec(), stencil, b, x2);
+  const auto s3 = kso::cg(Exec(), stencil, b, x3);
+  EXPECT_TRUE(s2.converged) << s2.message;
+  EXPECT_TRUE(s3.converged) << s3.message;
+  EXPECT_NEAR(s2.iterations, s1.iterations, 2);
+  EXPECT_LE(relative_residual(coo, bh, host_of(x2)), 1.01e-10);
+  EXPECT_LE(relative_residual(coo, bh, host_of(x3)), 1.01e-10);
+}
+
+TEST(Gmres, KaccViewsAndMatrixFormatsAsOperands) {
+  // A stored in fp32, b in fp16, x in fp64: GMRES solves the system as stored.
+  const auto coo = convection_diffusion(20, 20, 1, 1.0);
+  const auto a32 = ks::make_csr<double, float>(coo);
+  const auto bh = random_vector(400, 4);
+  kacc::View<double*, kacc::StoredAs<kacc::fp16>> b16("b16", 400);
+  kacc::deep_copy(b16, vector_of(bh));
+  Vec x("x", 400);
+  const auto s = kso::gmres<float>(Exec(), a32, b16, x);
+  EXPECT_TRUE(s.converged) << s.message;
+  // The reference: the fp32-rounded matrix and the fp16-rounded b, in fp64.
+  const auto stored = ks::to_coo(a32);
+  Vec b64("b64", 400);
+  kacc::deep_copy(b64, b16);
+  EXPECT_LE(relative_residual(stored, host_of(b64), host_of(x)), 1.01e-10);
+}
+
+// ---------------------------------------------------------------- bad input
+
+struct Problem2d {
+  ks::CooMatrix coo = convection_diffusion(12, 12, 1, 1.0);
+  Csr a = ks::make_csr<double>(coo);
+  std::vector<double> bh = random_vector(144, 8);
+};
+
+TEST(Gmres, ZeroRhsGivesZeroSolution) {
+  Problem2d p;
+  const Vec b("b", 144), x = vector_of(std::vector<double>(144, std::nan("")), "x");
+  for (int solver = 0; solver < 2; ++solver) {
+    const auto s = solver == 0 ? kso::gmres(Exec(), p.a, b, x) : kso::cg(Exec(), p.a, b, x);
+    EXPECT_TRUE(s.converged);
+    EXPECT_EQ(s.reason, kso::stop_reason::zero_rhs);
+    EXPECT_EQ(s.iterations, 0);
+    EXPECT_EQ(s.residual, 0.0);
+    EXPECT_EQ(host_of(x), std::vector<double>(144, 0.0));
+  }
+}
+
+TEST(Gmres, NonFiniteRhsIsReported) {
+  Problem2d p;
+  for (const double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    auto bh = p.bh;
+    bh[17] = bad;
+    const Vec b = vector_of(bh, "b"), x = vector_of(std::vector<double>(144, 2.0), "x");
+    for (int solver = 0; solver < 2; ++solver) {
+      const auto s = solver == 0 ? kso::gmres(Exec(), p.a, b, x) : kso::cg(Exec(), p.a, b, x);
+      EXPECT_FALSE(s.converged);
+      EXPECT_EQ(s.reason, kso::stop_reason::not_finite) << s.message;
+      EXPECT_NE(s.message.find("b holds NaN or infinity"), std::string::npos) << s.message;
+      EXPECT_TRUE(std::isnan(s.residual));
+      EXPECT_EQ(s.iterations, 0);
+      EXPECT_EQ(host_of(x), std::vector<double>(144, 2.0)) << "x was changed";
+    }
+  }
+}
+
+TEST(Gmres, NaNInTheMatrixIsReported) {
+  Problem2d p;
+  p.coo.val[30] = std::nan("");
+  const Csr a = ks::make_csr<double>(p.coo);
+  const Vec b = vector_of(p.bh, "b"), x("x", 144);
+  const auto s = kso::gmres(Exec(), a, b, x);
+  EXPECT_FALSE(s.converged);
+  EXPECT_EQ(s.reason, kso::stop_reason::not_finite) << s.message;
+}
+
+TEST(Gmres, SingularMatricesAreReported) {
+  Problem2d p;
+  // A = 0: the first Krylov step breaks down with nothing to solve.
+  ks::CooMatrix zero = p.coo;
+  for (auto& v : zero.val) v = 0;
+  const Vec b = vector_of(p.bh, "b"), x("x", 144);
+  const auto s0 = kso::gmres(Exec(), ks::make_csr<double>(zero), b, x);
+  EXPECT_FALSE(s0.converged);
+  EXPECT_EQ(s0.reason, kso::stop_reason::breakdown) << s0.message;
+  EXPECT_EQ(s0.iterations, 1);
+  EXPECT_EQ(host_of(x), std::vector<double>(144, 0.0));
+  // One empty row and a b not in the range: no x reaches the tolerance.
+  ks::CooMatrix empty_row = p.coo;
+  for (std::size_t k = 0; k < empty_row.nnz(); ++k)
+    if (empty_row.row[k] == 70) empty_row.val[k] = 0;
+  kso::GmresOptions opt;
+  opt.max_iterations = 400;
+  const Vec x2("x2", 144);
+  const auto s1 = kso::gmres(Exec(), ks::make_csr<double>(empty_row), b, x2, opt);
+  std::printf("singular, inconsistent: %s\n", s1.message.c_str());
+  EXPECT_FALSE(s1.converged);
+  EXPECT_GT(s1.residual, 1e-3);  // at least |b(70)| / ||b|| remains
+}
+
+struct InfinitePreconditioner {
+  template <class Exec_, class R, class Z>
+  void apply(const Exec_& exec, const R&, const Z& z) const {
+    Kokkos::deep_copy(exec, z, std::numeric_limits<double>::infinity());
+  }
+};
+
+TEST(Gmres, PreconditionerProducingInfIsReported) {
+  Problem2d p;
+  const Vec b = vector_of(p.bh, "b"), x("x", 144);
+  for (const auto side : {kso::side::right, kso::side::left}) {
+    kso::GmresOptions opt;
+    opt.preconditioner_side = side;
+    const auto s =
+        kso::gmres<kacc::scaled<std::int16_t>>(Exec(), p.a, b, x, opt, InfinitePreconditioner());
+    EXPECT_FALSE(s.converged);
+    EXPECT_EQ(s.reason, kso::stop_reason::not_finite) << s.message;
+    EXPECT_EQ(host_of(x), std::vector<double>(144, 0.0)) << "x left its last finite value";
+  }
+  const auto c = kso::cg(Exec(), p.a, b, x, kso::CgOptions(), InfinitePreconditioner());
+  EXPECT_EQ(c.reason, kso::stop_reason::not_finite) << c.message;
+}
+
+TEST(Gmres, ArgumentChecksNameTheArgument) {
+  Problem2d p;
+  const Vec b = vector_of(p.bh, "b"), x("x", 144), x_short("x", 143);
+  auto message = [](const auto& f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  EXPECT_NE(message([&] { kso::gmres(Exec(), p.a, b, x_short); }).find("x has 143"),
+            std::string::npos);
+  EXPECT_NE(message([&] { kso::cg(Exec(), p.a, b, x_short); }).find("x has 143"),
+            std::string::npos);
+  const auto rect = ks::read_matrix_market(kacc_sparse_test::matrix_path("lp_e226.mtx.gz"));
+  const Vec b223("b", 223), x223("x", 223);
+  EXPECT_NE(
+      message([&] { kso::gmres(Exec(), ks::make_csr<double>(rect), b223, x223); }).find("square"),
+      std::string::npos);
+  kso::GmresOptions opt;
+  opt.restart = 0;
+  EXPECT_NE(message([&] { kso::gmres(Exec(), p.a, b, x, opt); }).find("restart = 0"),
+            std::string::npos);
+  opt = {};
+  opt.tolerance = std::nan("");
+  EXPECT_NE(message([&] { kso::gmres(Exec(), p.a, b, x, opt); }).find("tolerance"),
+            std::string::npos);
+  kso::CgOptions copt;
+  copt.max_iterations = -1;
+  EXPECT_NE(message([&] { kso::cg(Exec(), p.a, b, x, copt); }).find("max_iterations"),
+            std::string::npos);
+  // max_iterations = 0: nothing happens, and the status says so.
+  opt = {};
+  opt.max_iterations = 0;
+  const auto s = kso::gmres(Exec(), p.a, b, x, opt);
+  EXPECT_EQ(s.reason, kso::stop_reason::iteration_limit);
+  EXPECT_EQ(s.iterations, 0);
+  EXPECT_DOUBLE_EQ(s.residual, 1.0);
+}
+
+}  // namespace
