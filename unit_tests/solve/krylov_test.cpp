@@ -477,10 +477,10 @@ void poisson_stencil(int nx, const Vec& x, const Vec& y) {
 
 TEST(Gmres, UserOperatorMatchesTheMatrix) {
   // The 2-D Poisson stencil as a callable, against the same matrix in CSR.
-  const int nx = 40, n = nx * nx;
+  constexpr int nx = 40, n = nx * nx;
   const auto coo = convection_diffusion(nx, nx, 1, 0.0);
   const Csr a = ks::make_csr<double>(coo);
-  auto stencil = [nx](const Vec& x, const Vec& y) { poisson_stencil(nx, x, y); };
+  auto stencil = [](const Vec& x, const Vec& y) { poisson_stencil(nx, x, y); };
   const auto bh = random_vector(n, 2);
   const Vec b = vector_of(bh, "b"), x1("x1", n), x2("x2", n), x3("x3", n);
   const auto s1 = kso::gmres(Exec(), a, b, x1);
