@@ -30,6 +30,18 @@ constexpr index_type gemm_kc = 256;
 constexpr index_type gemm_team_tile = 32;
 constexpr index_type gemm_team_depth = 32;
 
+/// The scratch views of both plain-accumulator shapes: packed or staged tiles of op(A) and
+/// op(B) in the arithmetic type T, and the C tile's sums in Acc.
+template <class Exec, class T, class Acc>
+struct gemm_scratch {
+  /// A tile of op(A) or op(B).
+  using tile_type = Kokkos::View<T*, typename Exec::scratch_memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  /// The sums of a C tile.
+  using sums_type = Kokkos::View<Acc*, typename Exec::scratch_memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+};
+
 /// Host shape, plain accumulator: see the file comment. The C tile's sums are kept in Acc
 /// in scratch across all of K, so C, whatever its format, is rounded once.
 template <class T, class Acc, class Exec, class MA, class MB, class Out>
@@ -38,10 +50,8 @@ void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB
   constexpr index_type MR = gemm_mr, NR = gemm_nr, MC = gemm_mc, NC = gemm_nc, KC = gemm_kc;
   using policy_type = kacc::Impl::team_policy<Exec>;
   using member_type = typename policy_type::member_type;
-  using space = typename Exec::scratch_memory_space;
-  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  using tile_type = Kokkos::View<T*, space, unmanaged>;
-  using sums_type = Kokkos::View<Acc*, space, unmanaged>;
+  using tile_type = typename gemm_scratch<Exec, T, Acc>::tile_type;
+  using sums_type = typename gemm_scratch<Exec, T, Acc>::sums_type;
   const index_type tiles_i = (m + MC - 1) / MC, tiles_j = (n + NC - 1) / NC;
   auto kernel = KOKKOS_LAMBDA(const member_type& team) {
     const tile_type ap(team.team_scratch(1), MC * KC), bp(team.team_scratch(1), KC * NC);
@@ -101,10 +111,8 @@ void gemm_team(const std::string& label, const Exec& exec, const MA& a, const MB
   constexpr index_type TT = gemm_team_tile, TK = gemm_team_depth;
   using policy_type = kacc::Impl::team_policy<Exec>;
   using member_type = typename policy_type::member_type;
-  using space = typename Exec::scratch_memory_space;
-  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  using tile_type = Kokkos::View<T*, space, unmanaged>;
-  using sums_type = Kokkos::View<Acc*, space, unmanaged>;
+  using tile_type = typename gemm_scratch<Exec, T, Acc>::tile_type;
+  using sums_type = typename gemm_scratch<Exec, T, Acc>::sums_type;
   const index_type tiles_i = (m + TT - 1) / TT, tiles_j = (n + TT - 1) / TT;
   auto kernel = KOKKOS_LAMBDA(const member_type& team) {
     const tile_type as(team.team_scratch(0), TT * TK), bs(team.team_scratch(0), TK * TT);
