@@ -9,9 +9,9 @@
 #include <mpi.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
+#include "mpi_problems.hpp"
 #include "mpi_testing.hpp"
 
 namespace {
@@ -21,53 +21,6 @@ using Exact = kacc::exact<double>;
 using Host = Kokkos::DefaultHostExecutionSpace;
 using HostDevice = Host::device_type;
 using HostVec = kacc::View<double*, Kokkos::HostSpace>;
-
-// The 5-point Laplacian on an m x m grid with random off-diagonal weights, rows in grid order.
-kacc::sparse::CooMatrix grid(std::int64_t m, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> w(0.5, 1.5);
-  kacc::sparse::CooMatrix a;
-  a.num_rows = a.num_cols = m * m;
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < m; ++j) {
-      const std::int64_t r = i * m + j;
-      const auto add = [&](std::int64_t c, double v) {
-        a.row.push_back(r);
-        a.col.push_back(c);
-        a.val.push_back(v);
-      };
-      if (i > 0) add(r - m, -w(gen));
-      if (j > 0) add(r - 1, -w(gen));
-      add(r, 4.0 + w(gen));
-      if (j + 1 < m) add(r + 1, -w(gen));
-      if (i + 1 < m) add(r + m, -w(gen));
-    }
-  return a;
-}
-
-// This rank's rows of a global COO matrix (row indices made local).
-kacc::sparse::CooMatrix rows_of(const kacc::sparse::CooMatrix& a,
-                                const kacc::mpi::row_partition& p) {
-  const int r = rank_of_world();
-  kacc::sparse::CooMatrix mine;
-  mine.num_rows = p.local_rows(r);
-  mine.num_cols = a.num_cols;
-  for (std::size_t k = 0; k < a.nnz(); ++k)
-    if (a.row[k] >= p.begin(r) && a.row[k] < p.end(r)) {
-      mine.row.push_back(a.row[k] - p.begin(r));
-      mine.col.push_back(a.col[k]);
-      mine.val.push_back(a.val[k]);
-    }
-  return mine;
-}
-
-std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(n);
-  for (auto& e : v) e = std::ldexp(u(gen), static_cast<int>(gen() % 40) - 20);
-  return v;
-}
 
 // y = A x distributed over the world and on one process, A stored as Format; checks this
 // rank's rows of both, bitwise for exact<double>, within gamma_k sum |a| |x| for a plain sum.

@@ -32,6 +32,14 @@ class distributed_csr {
   using local_matrix_type = sparse::CsrMatrix<Arith, Format, int, std::int64_t, Device>;
   /// Local row indices on the device: the entries sent (for packing), the boundary rows.
   using index_view_type = Kokkos::View<int*, typename local_matrix_type::device_type>;
+  /// Where the local parts live.
+  using memory_space = typename local_matrix_type::memory_space;
+  /// A view into one of the product's reusable buffers (see scratch()).
+  template <class T, class Space = memory_space>
+  using scratch_view = Kokkos::View<T*, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  /// The buffers of scratch() and host_scratch(): the packed entries sent, the boundary rows'
+  /// products, and (host only) the ghosts received.
+  enum buffer { send_buffer = 0, boundary_buffer = 1, ghost_buffer = 2 };
 
   /// Collective. `local` holds this rank's rows of a global_rows x global_cols matrix: row
   /// indices local (0 ... rows.local_rows(rank) - 1), column indices global. The matrix must
@@ -176,6 +184,28 @@ class distributed_csr {
   /// Local indices of the entries sent, grouped by send rank.
   const index_view_type& send_indices() const { return send_indices_; }
 
+  /// count entries of T in kacc::mpi::spmv's reusable buffer `which`, in memory_space: made
+  /// by the first product that needs it (grown when a later one needs more) and kept, so
+  /// products in a solver's loop allocate nothing. Copies of the matrix share the buffers
+  /// until one grows: run one product at a time per matrix.
+  template <class T>
+  scratch_view<T> scratch(buffer which, std::size_t count) const {
+    static_assert(alignof(T) <= alignof(double),
+                  "kacc::mpi::distributed_csr::scratch: T is "
+                  "aligned beyond double");
+    return scratch_view<T>(reinterpret_cast<T*>(grow(scratch_[which], count * sizeof(T))), count);
+  }
+  /// The same in host memory, where MPI reads and writes when memory_space is not
+  /// host-accessible.
+  template <class T>
+  scratch_view<T, Kokkos::HostSpace> host_scratch(buffer which, std::size_t count) const {
+    static_assert(alignof(T) <= alignof(double),
+                  "kacc::mpi::distributed_csr::host_scratch: T "
+                  "is aligned beyond double");
+    return scratch_view<T, Kokkos::HostSpace>(
+        reinterpret_cast<T*>(grow(host_scratch_[which], count * sizeof(T))), count);
+  }
+
  private:
   // Who sends what: each rank tells each owner which of its columns it needs (all-to-all of
   // counts, then of the global indices), once.
@@ -216,6 +246,17 @@ class distributed_csr {
 
   distributed_csr() : rows_(row_partition::balanced(MPI_COMM_SELF, 0)) {}
 
+  // Buffers are counted in doubles, so any T up to double's alignment fits.
+  template <class Buffer>
+  static void* grow(Buffer& buffer, std::size_t bytes) {
+    const std::size_t words = (bytes + sizeof(double) - 1) / sizeof(double);
+    if (buffer.extent(0) < words) {
+      buffer = Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::mpi::spmv::scratch"),
+                      words);
+    }
+    return buffer.data();
+  }
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   row_partition rows_;
   index_type ghosts_ = 0;
@@ -223,6 +264,8 @@ class distributed_csr {
   std::vector<int> recv_ranks_, send_ranks_;
   std::vector<index_type> recv_offsets_, send_offsets_;
   index_view_type send_indices_, boundary_rows_;
+  mutable Kokkos::View<double*, memory_space> scratch_[3];
+  mutable Kokkos::View<double*, Kokkos::HostSpace> host_scratch_[3];
 };
 
 }  // namespace mpi
