@@ -21,6 +21,7 @@ using Exact = kacc::exact<double>;
 using Host = Kokkos::DefaultHostExecutionSpace;
 using HostDevice = Host::device_type;
 using HostVec = kacc::View<double*, Kokkos::HostSpace>;
+using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
 
 // y = A x distributed over the world and on one process, A stored as Format; checks this
 // rank's rows of both, bitwise for exact<double>, within gamma_k sum |a| |x| for a plain sum.
@@ -69,7 +70,6 @@ TEST(MpiSpmv, HaloOfAStencilIsOneGridRowPerNeighbour) {
   const std::int64_t m = 24;
   const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, m * m);
   const int r = rank_of_world(), p = ranks_of_world();
-  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
   const auto A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(grid(m, 1), part));
   const int neighbours = (r > 0 ? 1 : 0) + (r + 1 < p ? 1 : 0);
   EXPECT_EQ(A.ghost_count(), neighbours * m);
@@ -107,19 +107,39 @@ TEST(MpiSpmv, EqualsOneProcessOnAGrid) {
   }
 }
 
+TEST(MpiSpmv, ChunkedInteriorEqualsOneProcess) {
+  // Enough rows per rank for interior_chunks(): the exchange progresses between them.
+  const int p = ranks_of_world();
+  std::int64_t m = 1;
+  while (m * m < 2 * Dist::chunk_min_rows * p) ++m;
+  const auto a = grid(m, 4);
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
+  const auto A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(a, part));
+  if (p > 1) {
+    EXPECT_GE(A.interior_chunks().size(), 2u);
+    kacc::index_type rows = 0, nnz = 0;
+    for (const auto& c : A.interior_chunks()) {
+      rows += c.num_rows();
+      nnz += static_cast<kacc::index_type>(c.nnz());
+    }
+    EXPECT_EQ(rows, A.local_rows());
+    EXPECT_EQ(nnz, static_cast<kacc::index_type>(A.interior().nnz()));
+  }
+  check_spmv<double>(a, part);
+  check_spmv<float>(a, part);
+}
+
 TEST(MpiSpmv, EqualsOneProcessOnARepositoryMatrix) {
   const std::string path = std::string(KACC_TEST_MATRIX_DIR) + "/bcsstk13.mtx.gz";
   const auto a = kacc::sparse::read_matrix_market(path);
   check_spmv<double>(a, kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows));
   // And the collective reader gives the same rows.
-  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
   const auto A = Dist::read_matrix_market(MPI_COMM_WORLD, path);
   const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
   EXPECT_EQ(A.interior().nnz() + A.boundary().nnz(), rows_of(a, part).nnz());
 }
 
 TEST(MpiSpmv, AFileOneRankCannotReadFailsOnEveryRank) {
-  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
   const bool last = rank_of_world() == ranks_of_world() - 1;
   const std::string path =
       last ? "/nonexistent/kacc.mtx" : std::string(KACC_TEST_MATRIX_DIR) + "/bcsstk13.mtx.gz";
@@ -135,7 +155,6 @@ TEST(MpiSpmv, AFileOneRankCannotReadFailsOnEveryRank) {
 }
 
 TEST(MpiSpmv, AShortVectorOnOneRankFailsOnEveryRank) {
-  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
   const auto a = grid(10, 3);
   const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
   const auto A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(a, part));

@@ -120,6 +120,7 @@ class distributed_csr {
     Kokkos::deep_copy(d.boundary_rows_, rows_host);
     d.interior_ = sparse::make_csr<Arith, Format, int, std::int64_t, Device>(part[0]);
     d.boundary_ = sparse::make_csr<Arith, Format, int, std::int64_t, Device>(part[1]);
+    d.chunk_interior();
     return d;
   }
 
@@ -171,6 +172,17 @@ class distributed_csr {
   const local_matrix_type& boundary() const { return boundary_; }
   /// The local row of each row of boundary().
   const index_view_type& boundary_rows() const { return boundary_rows_; }
+  /// interior() cut into consecutive blocks of rows sharing its arrays, multiplied one after
+  /// the other so that the halo exchange progresses between them (MPI_Testall); empty when
+  /// this rank has fewer than 2 * chunk_min_rows rows or exchanges nothing.
+  const std::vector<local_matrix_type>& interior_chunks() const { return chunks_; }
+  /// The first local row of each of interior_chunks(), then local_rows().
+  const std::vector<index_type>& interior_chunk_starts() const { return chunk_starts_; }
+  /// Fewest rows of one of interior_chunks(); a block of 2^14 rows takes tens of
+  /// microseconds, so the halo is looked at often without the launches costing much.
+  static constexpr index_type chunk_min_rows = index_type(1) << 14;
+  /// Most interior_chunks().
+  static constexpr index_type max_chunks = 16;
 
   /// The ranks this rank receives ghosts from, and where each one's ghosts start in the ghost
   /// part (recv_offsets has one entry more).
@@ -246,6 +258,31 @@ class distributed_csr {
 
   distributed_csr() : rows_(row_partition::balanced(MPI_COMM_SELF, 0)) {}
 
+  // interior_chunks(): each chunk's row offsets rebased to 0, its entries and values views
+  // into interior_'s.
+  void chunk_interior() {
+    const index_type n = interior_.num_rows();
+    if (n < 2 * chunk_min_rows || (recv_ranks_.empty() && send_ranks_.empty())) return;
+    const index_type count = std::min(max_chunks, n / chunk_min_rows);
+    const auto offsets =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), interior_.row_map());
+    for (index_type c = 0; c < count; ++c) {
+      const index_type r0 = n * c / count, r1 = n * (c + 1) / count;
+      typename local_matrix_type::row_map_type row_map("kacc::mpi::interior_chunk::row_map",
+                                                       r1 - r0 + 1);
+      const auto host = Kokkos::create_mirror_view(row_map);
+      for (index_type i = r0; i <= r1; ++i) host(i - r0) = offsets(i) - offsets(r0);
+      Kokkos::deep_copy(row_map, host);
+      const auto range = std::make_pair(offsets(r0), offsets(r1));
+      chunks_.emplace_back(
+          static_cast<int>(r1 - r0), interior_.num_cols(), row_map,
+          Kokkos::subview(interior_.entries(), range),
+          typename local_matrix_type::values_type(kacc::subview(interior_.values(), range)));
+      chunk_starts_.push_back(r0);
+    }
+    chunk_starts_.push_back(n);
+  }
+
   // Buffers are counted in doubles, so any T up to double's alignment fits.
   template <class Buffer>
   static void* grow(Buffer& buffer, std::size_t bytes) {
@@ -261,6 +298,8 @@ class distributed_csr {
   row_partition rows_;
   index_type ghosts_ = 0;
   local_matrix_type interior_, boundary_;
+  std::vector<local_matrix_type> chunks_;
+  std::vector<index_type> chunk_starts_;
   std::vector<int> recv_ranks_, send_ranks_;
   std::vector<index_type> recv_offsets_, send_offsets_;
   index_view_type send_indices_, boundary_rows_;
