@@ -182,21 +182,6 @@ TEST(MpiSolve, GmresAndCgOnRepositoryMatricesEqualOneProcess) {
                                     aligned_to_blocks(bcsstk13), "bcsstk13", 100);
 }
 
-// Every rank must see the error, whichever rank found it, and none may hang.
-template <class F>
-void expect_error_on_every_rank(F&& call, const std::string& words) {
-  std::string message;
-  try {
-    call();
-  } catch (const std::invalid_argument& e) {
-    message = e.what();
-  }
-  EXPECT_NE(message.find(words), std::string::npos) << "message: \"" << message << "\"";
-  int mine = message.empty() ? 0 : 1, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  EXPECT_EQ(all, 1) << "some rank did not throw";
-}
-
 TEST(MpiSolve, AWrongLocalSizeOnOneRankFailsOnEveryRank) {
   const auto a = grid(12, 1);
   const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
