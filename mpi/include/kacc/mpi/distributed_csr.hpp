@@ -203,8 +203,7 @@ class distributed_csr {
   template <class T>
   scratch_view<T> scratch(buffer which, std::size_t count) const {
     static_assert(alignof(T) <= alignof(double),
-                  "kacc::mpi::distributed_csr::scratch: T is "
-                  "aligned beyond double");
+                  "kacc::mpi::distributed_csr::scratch: T is aligned beyond double");
     return scratch_view<T>(reinterpret_cast<T*>(grow(scratch_[which], count * sizeof(T))), count);
   }
   /// The same in host memory, where MPI reads and writes when memory_space is not
@@ -212,8 +211,7 @@ class distributed_csr {
   template <class T>
   scratch_view<T, Kokkos::HostSpace> host_scratch(buffer which, std::size_t count) const {
     static_assert(alignof(T) <= alignof(double),
-                  "kacc::mpi::distributed_csr::host_scratch: T "
-                  "is aligned beyond double");
+                  "kacc::mpi::distributed_csr::host_scratch: T is aligned beyond double");
     return scratch_view<T, Kokkos::HostSpace>(
         reinterpret_cast<T*>(grow(host_scratch_[which], count * sizeof(T))), count);
   }
