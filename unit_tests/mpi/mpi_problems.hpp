@@ -1,6 +1,8 @@
 #pragma once
 // The matrices and vectors the MPI tests share: generated grids, one rank's rows of a global
-// matrix, random vectors.
+// matrix, random vectors, and the types that hold them.
+#include <kacc/core/exact.hpp>
+#include <kacc/mpi/distributed_csr.hpp>
 #include <kacc/mpi/partition.hpp>
 #include <kacc/sparse/csr_matrix.hpp>
 
@@ -13,6 +15,12 @@
 #include "mpi_testing.hpp"
 
 namespace kacc_mpi_testing {
+
+using Exact = kacc::exact<double>;
+using Host = Kokkos::DefaultHostExecutionSpace;
+using HostDevice = Host::device_type;
+using HostVec = kacc::View<double*, Kokkos::HostSpace>;
+using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
 
 // The 5-point Laplacian on an m x m grid with random off-diagonal weights, rows in grid order.
 inline kacc::sparse::CooMatrix grid(std::int64_t m, std::uint64_t seed) {

@@ -19,11 +19,6 @@
 namespace {
 
 using namespace kacc_mpi_testing;
-using Exact = kacc::exact<double>;
-using Host = Kokkos::DefaultHostExecutionSpace;
-using HostDevice = Host::device_type;
-using HostVec = kacc::View<double*, Kokkos::HostSpace>;
-using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
 using Whole = kacc::sparse::CsrMatrix<double, double, int, int, HostDevice>;
 namespace kso = kacc::solve;
 

@@ -17,11 +17,6 @@
 namespace {
 
 using namespace kacc_mpi_testing;
-using Exact = kacc::exact<double>;
-using Host = Kokkos::DefaultHostExecutionSpace;
-using HostDevice = Host::device_type;
-using HostVec = kacc::View<double*, Kokkos::HostSpace>;
-using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
 
 // y = A x distributed over the world and on one process, A stored as Format; checks this
 // rank's rows of both, bitwise for exact<double>, within gamma_k sum |a| |x| for a plain sum.
