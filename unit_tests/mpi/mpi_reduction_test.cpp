@@ -185,21 +185,6 @@ TEST(MpiPartition, BlocksCoverTheRowsInRankOrder) {
   EXPECT_EQ(part.end(p - 1), 10);
 }
 
-// Every rank must see the error, whichever rank found it, and none may hang.
-template <class F>
-void expect_error_on_every_rank(F&& call, const std::string& words) {
-  std::string message;
-  try {
-    call();
-  } catch (const std::invalid_argument& e) {
-    message = e.what();
-  }
-  EXPECT_NE(message.find(words), std::string::npos) << "message: \"" << message << "\"";
-  int mine = message.empty() ? 0 : 1, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  EXPECT_EQ(all, 1) << "some rank did not throw";
-}
-
 TEST(MpiErrors, APartitionThatDoesNotCoverTheRowsFailsOnEveryRank) {
   expect_error_on_every_rank(
       [] {

@@ -9,65 +9,14 @@
 #include <mpi.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
+#include "mpi_problems.hpp"
 #include "mpi_testing.hpp"
 
 namespace {
 
 using namespace kacc_mpi_testing;
-using Exact = kacc::exact<double>;
-using Host = Kokkos::DefaultHostExecutionSpace;
-using HostDevice = Host::device_type;
-using HostVec = kacc::View<double*, Kokkos::HostSpace>;
-
-// The 5-point Laplacian on an m x m grid with random off-diagonal weights, rows in grid order.
-kacc::sparse::CooMatrix grid(std::int64_t m, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> w(0.5, 1.5);
-  kacc::sparse::CooMatrix a;
-  a.num_rows = a.num_cols = m * m;
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < m; ++j) {
-      const std::int64_t r = i * m + j;
-      const auto add = [&](std::int64_t c, double v) {
-        a.row.push_back(r);
-        a.col.push_back(c);
-        a.val.push_back(v);
-      };
-      if (i > 0) add(r - m, -w(gen));
-      if (j > 0) add(r - 1, -w(gen));
-      add(r, 4.0 + w(gen));
-      if (j + 1 < m) add(r + 1, -w(gen));
-      if (i + 1 < m) add(r + m, -w(gen));
-    }
-  return a;
-}
-
-// This rank's rows of a global COO matrix (row indices made local).
-kacc::sparse::CooMatrix rows_of(const kacc::sparse::CooMatrix& a,
-                                const kacc::mpi::row_partition& p) {
-  const int r = rank_of_world();
-  kacc::sparse::CooMatrix mine;
-  mine.num_rows = p.local_rows(r);
-  mine.num_cols = a.num_cols;
-  for (std::size_t k = 0; k < a.nnz(); ++k)
-    if (a.row[k] >= p.begin(r) && a.row[k] < p.end(r)) {
-      mine.row.push_back(a.row[k] - p.begin(r));
-      mine.col.push_back(a.col[k]);
-      mine.val.push_back(a.val[k]);
-    }
-  return mine;
-}
-
-std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(n);
-  for (auto& e : v) e = std::ldexp(u(gen), static_cast<int>(gen() % 40) - 20);
-  return v;
-}
 
 // y = A x distributed over the world and on one process, A stored as Format; checks this
 // rank's rows of both, bitwise for exact<double>, within gamma_k sum |a| |x| for a plain sum.
@@ -116,7 +65,6 @@ TEST(MpiSpmv, HaloOfAStencilIsOneGridRowPerNeighbour) {
   const std::int64_t m = 24;
   const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, m * m);
   const int r = rank_of_world(), p = ranks_of_world();
-  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
   const auto A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(grid(m, 1), part));
   const int neighbours = (r > 0 ? 1 : 0) + (r + 1 < p ? 1 : 0);
   EXPECT_EQ(A.ghost_count(), neighbours * m);
@@ -154,19 +102,39 @@ TEST(MpiSpmv, EqualsOneProcessOnAGrid) {
   }
 }
 
+TEST(MpiSpmv, ChunkedInteriorEqualsOneProcess) {
+  // Enough rows per rank for interior_chunks(): the exchange progresses between them.
+  const int p = ranks_of_world();
+  std::int64_t m = 1;
+  while (m * m < 2 * Dist::chunk_min_rows * p) ++m;
+  const auto a = grid(m, 4);
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
+  const auto A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(a, part));
+  if (p > 1) {
+    EXPECT_GE(A.interior_chunks().size(), 2u);
+    kacc::index_type rows = 0, nnz = 0;
+    for (const auto& c : A.interior_chunks()) {
+      rows += c.num_rows();
+      nnz += static_cast<kacc::index_type>(c.nnz());
+    }
+    EXPECT_EQ(rows, A.local_rows());
+    EXPECT_EQ(nnz, static_cast<kacc::index_type>(A.interior().nnz()));
+  }
+  check_spmv<double>(a, part);
+  check_spmv<float>(a, part);
+}
+
 TEST(MpiSpmv, EqualsOneProcessOnARepositoryMatrix) {
   const std::string path = std::string(KACC_TEST_MATRIX_DIR) + "/bcsstk13.mtx.gz";
   const auto a = kacc::sparse::read_matrix_market(path);
   check_spmv<double>(a, kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows));
   // And the collective reader gives the same rows.
-  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
   const auto A = Dist::read_matrix_market(MPI_COMM_WORLD, path);
   const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
   EXPECT_EQ(A.interior().nnz() + A.boundary().nnz(), rows_of(a, part).nnz());
 }
 
 TEST(MpiSpmv, AFileOneRankCannotReadFailsOnEveryRank) {
-  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
   const bool last = rank_of_world() == ranks_of_world() - 1;
   const std::string path =
       last ? "/nonexistent/kacc.mtx" : std::string(KACC_TEST_MATRIX_DIR) + "/bcsstk13.mtx.gz";
@@ -182,7 +150,6 @@ TEST(MpiSpmv, AFileOneRankCannotReadFailsOnEveryRank) {
 }
 
 TEST(MpiSpmv, AShortVectorOnOneRankFailsOnEveryRank) {
-  using Dist = kacc::mpi::distributed_csr<double, double, HostDevice>;
   const auto a = grid(10, 3);
   const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, a.num_rows);
   const auto A = Dist::from_local_rows(MPI_COMM_WORLD, part, rows_of(a, part));

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 namespace kacc_mpi_testing {
 
@@ -39,6 +41,21 @@ inline bool same_on_every_rank(double v) {
   MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   return lo == hi;
+}
+
+// Every rank must see the error, whichever rank found it, and none may hang.
+template <class F>
+void expect_error_on_every_rank(F&& call, const std::string& words) {
+  std::string message;
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find(words), std::string::npos) << "message: \"" << message << "\"";
+  int mine = message.empty() ? 0 : 1, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  EXPECT_EQ(all, 1) << "some rank did not throw";
 }
 
 }  // namespace kacc_mpi_testing

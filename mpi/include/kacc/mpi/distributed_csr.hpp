@@ -32,6 +32,14 @@ class distributed_csr {
   using local_matrix_type = sparse::CsrMatrix<Arith, Format, int, std::int64_t, Device>;
   /// Local row indices on the device: the entries sent (for packing), the boundary rows.
   using index_view_type = Kokkos::View<int*, typename local_matrix_type::device_type>;
+  /// Where the local parts live.
+  using memory_space = typename local_matrix_type::memory_space;
+  /// A view into one of the product's reusable buffers (see scratch()).
+  template <class T, class Space = memory_space>
+  using scratch_view = Kokkos::View<T*, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  /// The buffers of scratch() and host_scratch(): the packed entries sent, the boundary rows'
+  /// products, and (host only) the ghosts received.
+  enum buffer { send_buffer = 0, boundary_buffer = 1, ghost_buffer = 2 };
 
   /// Collective. `local` holds this rank's rows of a global_rows x global_cols matrix: row
   /// indices local (0 ... rows.local_rows(rank) - 1), column indices global. The matrix must
@@ -112,6 +120,7 @@ class distributed_csr {
     Kokkos::deep_copy(d.boundary_rows_, rows_host);
     d.interior_ = sparse::make_csr<Arith, Format, int, std::int64_t, Device>(part[0]);
     d.boundary_ = sparse::make_csr<Arith, Format, int, std::int64_t, Device>(part[1]);
+    d.chunk_interior();
     return d;
   }
 
@@ -163,6 +172,17 @@ class distributed_csr {
   const local_matrix_type& boundary() const { return boundary_; }
   /// The local row of each row of boundary().
   const index_view_type& boundary_rows() const { return boundary_rows_; }
+  /// interior() cut into consecutive blocks of rows sharing its arrays, multiplied one after
+  /// the other so that the halo exchange progresses between them (MPI_Testall); empty when
+  /// this rank has fewer than 2 * chunk_min_rows rows or exchanges nothing.
+  const std::vector<local_matrix_type>& interior_chunks() const { return chunks_; }
+  /// The first local row of each of interior_chunks(), then local_rows().
+  const std::vector<index_type>& interior_chunk_starts() const { return chunk_starts_; }
+  /// Fewest rows of one of interior_chunks(); a block of 2^14 rows takes tens of
+  /// microseconds, so the halo is looked at often without the launches costing much.
+  static constexpr index_type chunk_min_rows = index_type(1) << 14;
+  /// Most interior_chunks().
+  static constexpr index_type max_chunks = 16;
 
   /// The ranks this rank receives ghosts from, and where each one's ghosts start in the ghost
   /// part (recv_offsets has one entry more).
@@ -175,6 +195,26 @@ class distributed_csr {
   const std::vector<index_type>& send_offsets() const { return send_offsets_; }
   /// Local indices of the entries sent, grouped by send rank.
   const index_view_type& send_indices() const { return send_indices_; }
+
+  /// count entries of T in kacc::mpi::spmv's reusable buffer `which`, in memory_space: made
+  /// by the first product that needs it (grown when a later one needs more) and kept, so
+  /// products in a solver's loop allocate nothing. Copies of the matrix share the buffers
+  /// until one grows: run one product at a time per matrix.
+  template <class T>
+  scratch_view<T> scratch(buffer which, std::size_t count) const {
+    static_assert(alignof(T) <= alignof(double),
+                  "kacc::mpi::distributed_csr::scratch: T is aligned beyond double");
+    return scratch_view<T>(reinterpret_cast<T*>(grow(scratch_[which], count * sizeof(T))), count);
+  }
+  /// The same in host memory, where MPI reads and writes when memory_space is not
+  /// host-accessible.
+  template <class T>
+  scratch_view<T, Kokkos::HostSpace> host_scratch(buffer which, std::size_t count) const {
+    static_assert(alignof(T) <= alignof(double),
+                  "kacc::mpi::distributed_csr::host_scratch: T is aligned beyond double");
+    return scratch_view<T, Kokkos::HostSpace>(
+        reinterpret_cast<T*>(grow(host_scratch_[which], count * sizeof(T))), count);
+  }
 
  private:
   // Who sends what: each rank tells each owner which of its columns it needs (all-to-all of
@@ -216,13 +256,53 @@ class distributed_csr {
 
   distributed_csr() : rows_(row_partition::balanced(MPI_COMM_SELF, 0)) {}
 
+  // interior_chunks(): each chunk's row offsets rebased to 0, its entries and values views
+  // into interior_'s.
+  void chunk_interior() {
+    const index_type n = interior_.num_rows();
+    if (n < 2 * chunk_min_rows || (recv_ranks_.empty() && send_ranks_.empty())) return;
+    const index_type count = std::min(max_chunks, n / chunk_min_rows);
+    const auto offsets =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), interior_.row_map());
+    for (index_type c = 0; c < count; ++c) {
+      const index_type r0 = n * c / count, r1 = n * (c + 1) / count;
+      typename local_matrix_type::row_map_type row_map("kacc::mpi::interior_chunk::row_map",
+                                                       r1 - r0 + 1);
+      const auto host = Kokkos::create_mirror_view(row_map);
+      for (index_type i = r0; i <= r1; ++i) host(i - r0) = offsets(i) - offsets(r0);
+      Kokkos::deep_copy(row_map, host);
+      const auto range = std::make_pair(offsets(r0), offsets(r1));
+      chunks_.emplace_back(
+          static_cast<int>(r1 - r0), interior_.num_cols(), row_map,
+          Kokkos::subview(interior_.entries(), range),
+          typename local_matrix_type::values_type(kacc::subview(interior_.values(), range)));
+      chunk_starts_.push_back(r0);
+    }
+    chunk_starts_.push_back(n);
+  }
+
+  // Buffers are counted in doubles, so any T up to double's alignment fits.
+  template <class Buffer>
+  static void* grow(Buffer& buffer, std::size_t bytes) {
+    const std::size_t words = (bytes + sizeof(double) - 1) / sizeof(double);
+    if (buffer.extent(0) < words) {
+      buffer = Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::mpi::spmv::scratch"),
+                      words);
+    }
+    return buffer.data();
+  }
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   row_partition rows_;
   index_type ghosts_ = 0;
   local_matrix_type interior_, boundary_;
+  std::vector<local_matrix_type> chunks_;
+  std::vector<index_type> chunk_starts_;
   std::vector<int> recv_ranks_, send_ranks_;
   std::vector<index_type> recv_offsets_, send_offsets_;
   index_view_type send_indices_, boundary_rows_;
+  mutable Kokkos::View<double*, memory_space> scratch_[3];
+  mutable Kokkos::View<double*, Kokkos::HostSpace> host_scratch_[3];
 };
 
 }  // namespace mpi

@@ -9,6 +9,19 @@
 
 namespace kacc {
 namespace mpi {
+namespace Impl {
+
+/// This rank's part of x . y accumulated in A (x and y of equal extent, possibly 0; the
+/// checks are the caller's), to be joined across ranks by allreduce_sum.
+template <class T, class A, class Exec, class X, class Y>
+A local_dot(const Exec& exec, const X& x, const Y& y) {
+  const std::string label = std::string("kacc::mpi::dot[x=") + blas::detail::format_of<X>() +
+                            ",y=" + blas::detail::format_of<Y>() +
+                            blas::detail::arith_suffix<T, A>();
+  return blas::Impl::dot<T, A, kacc::Impl::default_shape_v<Exec>>(label, exec, x, y);
+}
+
+}  // namespace Impl
 
 /// Returns x . y over all ranks of comm, on every rank; x and y are this rank's blocks (the
 /// same rows of both vectors; a rank may own none). Arith and Acc as in kacc::blas::dot:
@@ -30,10 +43,7 @@ blas::detail::arith_t<Arith, X, Y> dot(MPI_Comm comm, const Exec& exec, const X&
                         ? std::string()
                         : "kacc::mpi::dot: x has extents " + blas::detail::extents_of(x) +
                               " but y has extents " + blas::detail::extents_of(y));
-  const std::string label = std::string("kacc::mpi::dot[x=") + blas::detail::format_of<X>() +
-                            ",y=" + blas::detail::format_of<Y>() +
-                            blas::detail::arith_suffix<T, A>();
-  A sum = blas::Impl::dot<T, A, kacc::Impl::default_shape_v<Exec>>(label, exec, x, y);
+  A sum = Impl::local_dot<T, A>(exec, x, y);
   allreduce_sum(comm, sum);
   return static_cast<T>(accumulator_traits<A>::result(sum));
 }

@@ -8,8 +8,10 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 namespace kacc {
 namespace mpi {
@@ -36,16 +38,17 @@ inline constexpr bool joins_exactly_v = std::is_same<Acc, exact<double>>::value;
 
 }  // namespace Impl
 
-/// Replaces acc, on every rank of comm, by the sum of every rank's acc. Collective.
+/// Replaces each of the `count` accumulators at acc, on every rank of comm, by the sum of
+/// every rank's (acc[k] joined over the ranks, k by k, in one MPI reduction). Collective.
 ///
-/// The accumulator travels whole (an exact<double> is about 1.1 KB), so nothing is rounded
+/// The accumulators travel whole (an exact<double> is about 1.1 KB), so nothing is rounded
 /// on the way. With `kacc::exact<double>` the joins are exact and the result is the same for
 /// any number of ranks (MPI_Allreduce, in whatever order the MPI library joins). Every other
 /// accumulator is joined in rank order (a non-commutative MPI operation reduced to rank 0,
 /// then broadcast): the same bits on every rank and from run to run for a given rank count,
 /// but a different rank count may round differently.
 template <class Acc>
-void allreduce_sum(MPI_Comm comm, Acc& acc) {
+void allreduce_sum(MPI_Comm comm, Acc* acc, int count) {
   static_assert(std::is_trivially_copyable<Acc>::value,
                 "kacc::mpi::allreduce_sum: the accumulator is sent as bytes, so it must be "
                 "trivially copyable");
@@ -55,16 +58,22 @@ void allreduce_sum(MPI_Comm comm, Acc& acc) {
   MPI_Op join;
   constexpr bool exact_join = Impl::joins_exactly_v<Acc>;
   MPI_Op_create(&Impl::join_callback<Acc>, exact_join ? 1 : 0, &join);
-  Acc sum = acc;
+  std::vector<Acc> sum(acc, acc + count);
   if constexpr (exact_join) {
-    MPI_Allreduce(&acc, &sum, 1, bytes, join, comm);
+    MPI_Allreduce(acc, sum.data(), count, bytes, join, comm);
   } else {
-    MPI_Reduce(&acc, &sum, 1, bytes, join, 0, comm);
-    MPI_Bcast(&sum, 1, bytes, 0, comm);
+    MPI_Reduce(acc, sum.data(), count, bytes, join, 0, comm);
+    MPI_Bcast(sum.data(), count, bytes, 0, comm);
   }
-  acc = sum;
+  std::copy(sum.begin(), sum.end(), acc);
   MPI_Op_free(&join);
   MPI_Type_free(&bytes);
+}
+
+/// allreduce_sum of one accumulator.
+template <class Acc>
+void allreduce_sum(MPI_Comm comm, Acc& acc) {
+  allreduce_sum(comm, &acc, 1);
 }
 
 }  // namespace mpi

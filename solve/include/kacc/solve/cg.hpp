@@ -9,6 +9,7 @@
 
 #include <kacc/blas/dot.hpp>
 #include <kacc/solve/operator.hpp>
+#include <kacc/solve/space.hpp>
 #include <kacc/solve/status.hpp>
 
 #include <cmath>
@@ -18,14 +19,11 @@
 namespace kacc {
 namespace solve {
 
-/// Solves A x = b for SPD A by conjugate gradients preconditioned by M (SPD; applied as
-/// `M.apply(exec, r, z)`, z = M^-1 r; Identity skips it), in fp64. A, b, x, the return
-/// value and the exceptions as for kacc::solve::gmres; status.restarts counts the restarts
-/// from an explicit residual. Breakdown: p^T A p <= 0 or r^T z <= 0, i.e. A or M is not
-/// positive definite on the Krylov space (reason breakdown).
-template <class Exec, class Op, class B, class X, class Preconditioner = Identity,
+/// kacc::solve::cg(exec, A, b, x, options, M) (below) with its reductions and operator
+/// taken from `space` (see kacc/solve/space.hpp), as for kacc::solve::gmres.
+template <class Space, class Exec, class Op, class B, class X, class Preconditioner = Identity,
           class Enable = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
-SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
+SolverStatus cg(const Space& space, const Exec& exec, const Op& A, const B& b, const X& x,
                 const CgOptions& options = CgOptions(),
                 const Preconditioner& M = Preconditioner()) {
   static_assert(is_view_v<B> && is_view_v<X>, "kacc::solve::cg: b and x must be views");
@@ -37,8 +35,10 @@ SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
   using Vector = Kokkos::View<double*, typename Exec::memory_space>;
   constexpr bool identity = detail::is_identity_v<Preconditioner>;
   const char* solver = "cg";
-  detail::check_sizes(solver, A, b, x);
-  detail::check_stopping(solver, options.tolerance, options.max_iterations);
+  space.check([&] {
+    space.check_sizes(solver, A, b, x, M);
+    detail::check_stopping(solver, options.tolerance, options.max_iterations);
+  });
 
   const std::size_t n = b.extent(0);
   SolverStatus status;
@@ -48,13 +48,13 @@ SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
   };
   Vector b64(alloc("b"), n), x64(alloc("x"), n), r(alloc("r"), n), z(alloc("z"), n),
       p(alloc("p"), n), q(alloc("q"), n), staging(alloc("staging"), n);
-  const double b_norm = detail::copy_rhs(exec, b, x, b64, status);
+  const double b_norm = detail::copy_rhs(space, exec, b, x, b64, status);
   if (!(b_norm > 0)) return status;  // b = 0 or not finite: status says which
   kacc::deep_copy(exec, x64, x);
 
   status.reason = stop_reason::iteration_limit;
   for (int start = 0;; ++start) {
-    double r_norm = detail::residual(exec, A, b64, x64, r, staging);
+    double r_norm = detail::residual(space, exec, A, b64, x64, r, staging);
     if (!detail::finite(r_norm)) {
       status.reason = stop_reason::not_finite;
       break;
@@ -76,7 +76,7 @@ SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
       } else {
         M.apply(exec, r, z);
       }
-      const double rz_next = blas::dot(exec, r, z);
+      const double rz_next = space.dot(exec, r, z);
       if (!detail::finite(rz_next) || rz_next <= 0) {
         status.reason = detail::finite(rz_next) ? stop_reason::breakdown : stop_reason::not_finite;
         stop = true;
@@ -89,9 +89,9 @@ SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
         blas::axpy(exec, 1.0, z, p);
       }
       rz = rz_next;
-      detail::apply_operator(exec, A, p, q, staging);
+      space.apply(exec, A, p, q, staging);
       ++status.iterations;
-      const double pq = blas::dot(exec, p, q);
+      const double pq = space.dot(exec, p, q);
       if (!detail::finite(pq) || pq <= 0) {
         status.reason = detail::finite(pq) ? stop_reason::breakdown : stop_reason::not_finite;
         stop = true;
@@ -100,7 +100,7 @@ SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
       const double alpha = rz / pq;
       blas::axpy(exec, alpha, p, x64);
       blas::axpy(exec, -alpha, q, r);
-      r_norm = blas::nrm2(exec, r);
+      r_norm = space.nrm2(exec, r);
       status.residual_history.push_back(r_norm / b_norm);
       if (!detail::finite(r_norm)) {
         status.reason = stop_reason::not_finite;
@@ -113,7 +113,7 @@ SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
   }
 
   kacc::deep_copy(exec, x, x64);
-  status.residual = detail::residual(exec, A, b64, x, r, staging) / b_norm;
+  status.residual = detail::residual(space, exec, A, b64, x, r, staging) / b_norm;
   exec.fence();
   char line[200];
   std::snprintf(line, sizeof line,
@@ -121,6 +121,19 @@ SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
                 reason_name(status.reason), status.iterations, status.restarts, status.residual);
   status.message = line;
   return status;
+}
+
+/// Solves A x = b for SPD A by conjugate gradients preconditioned by M (SPD; applied as
+/// `M.apply(exec, r, z)`, z = M^-1 r; Identity skips it), in fp64. A, b, x, the return
+/// value and the exceptions as for kacc::solve::gmres; status.restarts counts the restarts
+/// from an explicit residual. Breakdown: p^T A p <= 0 or r^T z <= 0, i.e. A or M is not
+/// positive definite on the Krylov space (reason breakdown).
+template <class Exec, class Op, class B, class X, class Preconditioner = Identity,
+          class Enable = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
+SolverStatus cg(const Exec& exec, const Op& A, const B& b, const X& x,
+                const CgOptions& options = CgOptions(),
+                const Preconditioner& M = Preconditioner()) {
+  return cg(local_space<>(), exec, A, b, x, options, M);
 }
 
 /// cg in the default execution space instance of x's memory.

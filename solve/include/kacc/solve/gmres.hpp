@@ -32,6 +32,7 @@
 
 #include <kacc/blas/gemv.hpp>
 #include <kacc/solve/operator.hpp>
+#include <kacc/solve/space.hpp>
 #include <kacc/solve/status.hpp>
 
 #include <cmath>
@@ -116,16 +117,15 @@ class GivensLeastSquares {
 
 /// h = V^T w, w -= V h for the basis [v0, v(:, 1..j)] (v0 in fp64, the others as
 /// stored), twice (CGS2); the sum of both passes' coefficients lands in column[0..j].
-template <class Exec, class Vector, class Basis, class HostVector>
-void orthogonalise(const Exec& exec, const Vector& v0, const Basis& v, int j, const Vector& w,
-                   const Vector& h, const HostVector& h_host, double* column) {
+template <class Space, class Exec, class Vector, class Basis, class HostVector>
+void orthogonalise(const Space& space, const Exec& exec, const Vector& v0, const Basis& v, int j,
+                   const Vector& w, const Vector& h, const HostVector& h_host, double* column) {
   const auto vj = kacc::subview(v, Kokkos::ALL, Kokkos::pair<std::size_t, std::size_t>(0, j));
   const auto hj = Kokkos::subview(h, Kokkos::pair<std::size_t, std::size_t>(1, j + 1));
   for (int i = 0; i <= j; ++i) column[i] = 0;
   for (int pass = 0; pass < 2; ++pass) {
-    const double h0 = blas::dot(exec, v0, w);
+    const double h0 = space.project(exec, v0, vj, w, hj);
     if (j > 0) {
-      blas::gemv(exec, "T", 1.0, vj, w, 0.0, hj);
       blas::gemv(exec, "N", -1.0, vj, hj, 1.0, w);
       Kokkos::deep_copy(
           exec, Kokkos::subview(h_host, Kokkos::pair<std::size_t, std::size_t>(1, j + 1)), hj);
@@ -138,48 +138,31 @@ void orthogonalise(const Exec& exec, const Vector& v0, const Basis& v, int j, co
 }
 
 /// w = A M^-1 v (right), M^-1 A v (left) or A v (M = Identity); z is scratch.
-template <class Exec, class Op, class Preconditioner, class V, class Vector>
-void expand(const Exec& exec, const Op& A, const Preconditioner& M, bool left, const V& v,
-            const Vector& w, const Vector& z, const Vector& staging) {
+template <class Space, class Exec, class Op, class Preconditioner, class V, class Vector>
+void expand(const Space& space, const Exec& exec, const Op& A, const Preconditioner& M, bool left,
+            const V& v, const Vector& w, const Vector& z, const Vector& staging) {
   if constexpr (detail::is_identity_v<Preconditioner>) {
-    detail::apply_operator(exec, A, v, w, staging);
+    space.apply(exec, A, v, w, staging);
   } else if (left) {
-    detail::apply_operator(exec, A, v, z, staging);
+    space.apply(exec, A, v, z, staging);
     M.apply(exec, z, w);
   } else {
     M.apply(exec, v, z);
-    detail::apply_operator(exec, A, z, w, staging);
+    space.apply(exec, A, z, w, staging);
   }
 }
 
 }  // namespace Impl
 
-/// Solves A x = b by restarted GMRES(options.restart) with the Krylov basis stored in
-/// BasisFormat (double, float, kacc::fp16, kacc::bf16, kacc::scaled<std::int32_t>,
-/// kacc::scaled<std::int16_t>, or any other kacc format) and all arithmetic in fp64,
-/// preconditioned by M (applied as `M.apply(exec, r, z)`: z = M^-1 r; Identity skips it)
-/// on options.preconditioner_side. x holds the initial guess and receives the solution.
-///
-/// A: a square kacc::sparse::CsrMatrix or EllMatrix (values in any format), or a callable
-/// `A(x, y)` writing y = A x for `Kokkos::View<double*, Memory>`. b and x: rank-1 views of
-/// any format with A's row count of entries; b is never written.
-///
-/// Returns the SolverStatus: converged when the explicit ||b - A x|| / ||b|| of the fp64
-/// iterate is at most options.tolerance; `residual` is that of the returned x (the same
-/// unless x is stored in a narrower format). b == 0: x = 0, reason zero_rhs, converged,
-/// 0 iterations. b, x0 or A x0 not finite, or a NaN or infinity in a Krylov vector (a
-/// preconditioner returning inf, A holding NaN): reason not_finite, x the last finite
-/// iterate (x0 if none). Breakdown (a singular Hessenberg matrix, e.g. A = 0): reason
-/// breakdown, x updated with the nonsingular part. Unless converged, x is the iterate with
-/// the smallest explicit residual seen at the start of a cycle; after 5 cycles in a row
-/// without a new smallest residual (a basis format too coarse for the problem) GMRES stops
-/// with reason stagnation. Throws std::invalid_argument for
-/// mismatched sizes, a non-square A, restart < 1, max_iterations < 0 or a negative or NaN
-/// tolerance; and whatever M.apply throws.
-template <class BasisFormat = double, class Exec, class Op, class B, class X,
+/// kacc::solve::gmres(exec, A, b, x, options, M) (below) with its reductions and operator
+/// taken from `space` (see kacc/solve/space.hpp): local_space<Acc> on one process,
+/// kacc::mpi::distributed_space over MPI ranks, where b and x are each rank's block. The
+/// Hessenberg matrix and its rotations are computed redundantly on every process from the
+/// space's reductions, so every process takes the same steps.
+template <class BasisFormat = double, class Space, class Exec, class Op, class B, class X,
           class Preconditioner = Identity,
           class Enable = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
-SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
+SolverStatus gmres(const Space& space, const Exec& exec, const Op& A, const B& b, const X& x,
                    const GmresOptions& options = GmresOptions(),
                    const Preconditioner& M = Preconditioner()) {
   static_assert(is_view_v<B> && is_view_v<X>, "kacc::solve::gmres: b and x must be views");
@@ -193,10 +176,12 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
   using Basis = kacc::View<double**, Kokkos::LayoutLeft, Memory, kacc::StoredAs<BasisFormat>>;
   constexpr bool identity = detail::is_identity_v<Preconditioner>;
   const char* solver = "gmres";
-  detail::check_sizes(solver, A, b, x);
-  detail::check_stopping(solver, options.tolerance, options.max_iterations);
-  if (options.restart < 1)
-    detail::fail(solver, "restart = " + std::to_string(options.restart) + " must be >= 1");
+  space.check([&] {
+    space.check_sizes(solver, A, b, x, M);
+    detail::check_stopping(solver, options.tolerance, options.max_iterations);
+    if (options.restart < 1)
+      detail::fail(solver, "restart = " + std::to_string(options.restart) + " must be >= 1");
+  });
 
   const std::size_t n = b.extent(0);
   const bool left = options.preconditioner_side == side::left && !identity;
@@ -208,7 +193,7 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
   Vector b64(alloc("b"), n), x64(alloc("x"), n), r(alloc("r"), n), w(alloc("w"), n),
       z(alloc("z"), n), staging(alloc("staging"), n), latest(alloc("latest"), n),
       x_best(alloc("x_best"), n);
-  const double b_norm = detail::copy_rhs(exec, b, x, b64, status);
+  const double b_norm = detail::copy_rhs(space, exec, b, x, b64, status);
   if (!(b_norm > 0)) return status;  // b = 0 or not finite: status says which
   kacc::deep_copy(exec, x64, x);
 
@@ -227,7 +212,7 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
   bool have_best = false;
   int cycles_without_progress = 0;
   for (int cycle = 0;; ++cycle) {
-    const double r_norm = detail::residual(exec, A, b64, x64, r, staging);
+    const double r_norm = detail::residual(space, exec, A, b64, x64, r, staging);
     const bool finite = detail::finite(r_norm);
     if (finite && (!have_best || r_norm < best_r_norm)) {
       best_r_norm = r_norm;
@@ -256,7 +241,7 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
     if (left) {
       M.apply(exec, r, z);
       Kokkos::deep_copy(exec, r, z);
-      beta = blas::nrm2(exec, r);
+      beta = space.nrm2(exec, r);
       if (!detail::finite(beta) || beta == 0) {
         status.reason = detail::finite(beta) ? stop_reason::breakdown : stop_reason::not_finite;
         break;
@@ -280,7 +265,7 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
         kacc::deep_copy(exec, scratch, v0);
         Kokkos::deep_copy(exec, staging, v0);
         blas::axpy(exec, -1.0, scratch, staging);
-        rounding = blas::nrm2(exec, staging);
+        rounding = space.nrm2(exec, staging);
       }
     }
     const double cycle_target =
@@ -290,10 +275,10 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
     bool broke_down = false, not_finite = false;
     for (int j = 0; j < m && status.iterations < options.max_iterations; ++j) {
       // w = A M^-1 v_j (right), M^-1 A v_j (left) or A v_j.
-      Impl::expand(exec, A, M, left, j == 0 ? v0 : latest, w, z, staging);
+      Impl::expand(space, exec, A, M, left, j == 0 ? v0 : latest, w, z, staging);
       ++status.iterations;
-      Impl::orthogonalise(exec, v0, v, j, w, h, h_host, column.data());
-      const double next = blas::nrm2(exec, w);
+      Impl::orthogonalise(space, exec, v0, v, j, w, h, h_host, column.data());
+      const double next = space.nrm2(exec, w);
       column[j + 1] = next;
       double w_norm_sq = 0;  // ||w|| before orthogonalisation, from the coefficients
       for (int i = 0; i <= j + 1; ++i) w_norm_sq += column[i] * column[i];
@@ -334,7 +319,7 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
       if (usable > 1) blas::gemv(exec, "N", 1.0, vk, y_dev, 1.0, target);
       if (!identity && !left) {
         M.apply(exec, w, z);
-        if (detail::finite(blas::nrm2(exec, z))) {
+        if (detail::finite(space.nrm2(exec, z))) {
           blas::axpy(exec, 1.0, z, x64);
         } else {
           not_finite = true;
@@ -352,7 +337,7 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
   }
 
   kacc::deep_copy(exec, x, x64);
-  status.residual = detail::residual(exec, A, b64, x, r, staging) / b_norm;
+  status.residual = detail::residual(space, exec, A, b64, x, r, staging) / b_norm;
   exec.fence();
   if (status.reason == stop_reason::breakdown && status.residual <= options.tolerance) {
     status.converged = true;
@@ -364,6 +349,37 @@ SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
                 reason_name(status.reason), status.iterations, status.restarts, status.residual);
   status.message = line;
   return status;
+}
+
+/// Solves A x = b by restarted GMRES(options.restart) with the Krylov basis stored in
+/// BasisFormat (double, float, kacc::fp16, kacc::bf16, kacc::scaled<std::int32_t>,
+/// kacc::scaled<std::int16_t>, or any other kacc format) and all arithmetic in fp64,
+/// preconditioned by M (applied as `M.apply(exec, r, z)`: z = M^-1 r; Identity skips it)
+/// on options.preconditioner_side. x holds the initial guess and receives the solution.
+///
+/// A: a square kacc::sparse::CsrMatrix or EllMatrix (values in any format), or a callable
+/// `A(x, y)` writing y = A x for `Kokkos::View<double*, Memory>`. b and x: rank-1 views of
+/// any format with A's row count of entries; b is never written.
+///
+/// Returns the SolverStatus: converged when the explicit ||b - A x|| / ||b|| of the fp64
+/// iterate is at most options.tolerance; `residual` is that of the returned x (the same
+/// unless x is stored in a narrower format). b == 0: x = 0, reason zero_rhs, converged,
+/// 0 iterations. b, x0 or A x0 not finite, or a NaN or infinity in a Krylov vector (a
+/// preconditioner returning inf, A holding NaN): reason not_finite, x the last finite
+/// iterate (x0 if none). Breakdown (a singular Hessenberg matrix, e.g. A = 0): reason
+/// breakdown, x updated with the nonsingular part. Unless converged, x is the iterate with
+/// the smallest explicit residual seen at the start of a cycle; after 5 cycles in a row
+/// without a new smallest residual (a basis format too coarse for the problem) GMRES stops
+/// with reason stagnation. Throws std::invalid_argument for
+/// mismatched sizes, a non-square A, restart < 1, max_iterations < 0 or a negative or NaN
+/// tolerance; and whatever M.apply throws.
+template <class BasisFormat = double, class Exec, class Op, class B, class X,
+          class Preconditioner = Identity,
+          class Enable = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
+SolverStatus gmres(const Exec& exec, const Op& A, const B& b, const X& x,
+                   const GmresOptions& options = GmresOptions(),
+                   const Preconditioner& M = Preconditioner()) {
+  return gmres<BasisFormat>(local_space<>(), exec, A, b, x, options, M);
 }
 
 /// gmres in the default execution space instance of x's memory.

@@ -67,12 +67,13 @@ inline void check_stopping(const char* solver, double tolerance, int max_iterati
     fail(solver, "max_iterations = " + std::to_string(max_iterations) + " must be >= 0");
 }
 
-/// y = A x in fp64. A callable gets x as an fp64 Kokkos View: other views are converted
-/// into `staging` first; exec is fenced before the call, so the callable sees finished data.
-template <class Exec, class Op, class X, class Y, class Staging>
+/// y = A x in fp64, a matrix's rows accumulated in Acc (void: fp64). A callable gets x as
+/// an fp64 Kokkos View: other views are converted into `staging` first; exec is fenced
+/// before the call, so the callable sees finished data.
+template <class Acc = void, class Exec, class Op, class X, class Y, class Staging>
 void apply_operator(const Exec& exec, const Op& A, const X& x, const Y& y, const Staging& staging) {
   if constexpr (is_sparse_matrix_v<Op>) {
-    sparse::spmv(exec, "N", 1.0, A, x, 0.0, y);
+    sparse::spmv<void, Acc>(exec, "N", 1.0, A, x, 0.0, y);
   } else {
     if constexpr (std::is_same<X, Staging>::value) {
       exec.fence();
@@ -85,40 +86,8 @@ void apply_operator(const Exec& exec, const Op& A, const X& x, const Y& y, const
   }
 }
 
-/// r = b - A x in fp64; returns ||r||.
-template <class Exec, class Op, class B, class X, class Vector>
-double residual(const Exec& exec, const Op& A, const B& b, const X& x, const Vector& r,
-                const Vector& staging) {
-  apply_operator(exec, A, x, r, staging);
-  blas::scal(exec, -1.0, r);
-  blas::axpy(exec, 1.0, b, r);
-  return blas::nrm2(exec, r);
-}
-
 inline bool finite(double v) {
   return std::isfinite(v);
-}
-
-/// b64 = b; returns ||b||. For b = 0 sets x = 0 and status to zero_rhs (converged), for a
-/// non-finite b status to not_finite (x unchanged), and returns 0 or NaN: the solve is over.
-template <class Exec, class B, class X, class Vector>
-double copy_rhs(const Exec& exec, const B& b, const X& x, const Vector& b64, SolverStatus& status) {
-  kacc::deep_copy(exec, b64, b);
-  const double b_norm = blas::nrm2(exec, b64);
-  if (!finite(b_norm)) {
-    status.reason = stop_reason::not_finite;
-    status.residual = std::nan("");
-    status.message = "b holds NaN or infinity; x is unchanged";
-    return std::nan("");
-  }
-  if (b_norm == 0) {
-    blas::scal(exec, 0.0, x);  // writes zeros without reading x
-    exec.fence();
-    status.converged = true;
-    status.reason = stop_reason::zero_rhs;
-    status.message = "b = 0, so x = 0";
-  }
-  return b_norm;
 }
 
 }  // namespace detail

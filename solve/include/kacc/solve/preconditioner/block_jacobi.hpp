@@ -134,10 +134,80 @@ class BlockJacobi {
     if (a.num_rows() != a.num_cols())
       detail::fail("BlockJacobi", "A must be square; it is " + std::to_string(a.num_rows()) +
                                       " x " + std::to_string(a.num_cols()));
+    build(sparse::to_coo(a), max_block_size);
+  }
+
+  /// The same for rows given on the host whose own columns come first: rows.num_rows <=
+  /// rows.num_cols, column i < num_rows being row i's diagonal column, entries in increasing
+  /// row order and each row's columns in one order common to all rows (patterns are
+  /// compared as sequences). The blocks hold the leading square part; the other columns
+  /// only shape the rows' sparsity patterns, from which the blocks are found. This is a
+  /// block of rows of a larger matrix with its columns renumbered (as one rank's rows of a
+  /// kacc::mpi::distributed_csr are: its own columns, then the ghosts, each row in global
+  /// column order), and gives the blocks the whole matrix would have there if the block of
+  /// rows starts and ends on the whole matrix's block boundaries. Throws
+  /// std::invalid_argument as the other constructor, and for rows with more rows than
+  /// columns or entries out of row order.
+  explicit BlockJacobi(const sparse::CooMatrix& rows, int max_block_size = 32) {
+    if (rows.num_rows > rows.num_cols)
+      detail::fail("BlockJacobi", "rows has " + std::to_string(rows.num_rows) + " rows but only " +
+                                      std::to_string(rows.num_cols) + " columns");
+    for (std::size_t k = 1; k < rows.nnz(); ++k)
+      if (rows.row[k] < rows.row[k - 1])
+        detail::fail("BlockJacobi",
+                     "the entries of rows must be in increasing row order; "
+                     "entry " +
+                         std::to_string(k) + " is not");
+    build(rows, max_block_size);
+  }
+
+  /// z = D^-1 r in fp64 for r of any format: row i of z is row i of its block's stored
+  /// inverse times the block's part of r. Throws std::invalid_argument when r or z does
+  /// not have one entry per row of A.
+  template <class Exec, class R, class Z>
+  void apply(const Exec& exec, const R& r, const Z& z) const {
+    static_assert(is_view_v<R> && is_view_v<Z> && R::rank == 1 && Z::rank == 1,
+                  "kacc::solve::BlockJacobi::apply: r and z must be rank-1 views");
+    KACC_REQUIRE_ACCESSIBLE(Exec, R, "kacc::solve::BlockJacobi::apply", "r");
+    KACC_REQUIRE_ACCESSIBLE(Exec, Z, "kacc::solve::BlockJacobi::apply", "z");
+    if (r.extent(0) != rows() || z.extent(0) != rows())
+      detail::fail("BlockJacobi::apply", "r has " + std::to_string(r.extent(0)) + " and z " +
+                                             std::to_string(z.extent(0)) + " entries; A has " +
+                                             std::to_string(rows()) + " rows");
+    using ZV = typename Z::non_const_value_type;
+    const const_values_type inverse = inverse_;
+    const auto starts = starts_;
+    const auto offsets = offsets_;
+    const auto block_of = block_of_;
+    Kokkos::parallel_for(
+        std::string("kacc::solve::BlockJacobi::apply[") + format_name<Format>() + "]",
+        kacc::Impl::range(exec, 0, rows()), KOKKOS_LAMBDA(const index_type i) {
+          const std::int64_t k = block_of(i);
+          const std::int64_t first = starts(k), s = starts(k + 1) - first;
+          const std::int64_t row = offsets(k) + (i - first) * s;
+          double sum = 0;
+          for (std::int64_t j = 0; j < s; ++j)
+            sum += convert<double>(inverse(row + j)) * convert<double>(r(first + j));
+          z(i) = convert<ZV>(sum);
+        });
+  }
+
+  /// Rows of A.
+  std::size_t rows() const { return block_of_.extent(0); }
+  /// The number of diagonal blocks.
+  std::size_t blocks() const { return conditions_.size(); }
+  /// First row of each block, then the row count (blocks() + 1 entries, device).
+  const index_view& block_starts() const { return starts_; }
+  /// The 1-norm condition number of each diagonal block, computed in fp64 on the host.
+  const std::vector<double>& block_conditions() const { return conditions_; }
+  /// The inverted blocks as stored.
+  const values_type& inverse_blocks() const { return inverse_; }
+
+ private:
+  void build(const sparse::CooMatrix& coo, int max_block_size) {
     if (max_block_size < 1 || max_block_size > 32)
       detail::fail("BlockJacobi",
                    "max_block_size = " + std::to_string(max_block_size) + " must be in 1..32");
-    const sparse::CooMatrix coo = sparse::to_coo(a);
     const std::vector<std::int64_t> starts = Impl::agglomerate_blocks(coo, max_block_size);
     const std::int64_t n = coo.num_rows;
     const std::size_t blocks = starts.size() > 0 ? starts.size() - 1 : 0;
@@ -186,49 +256,6 @@ class BlockJacobi {
     kacc::deep_copy(inverse_, inverse);
   }
 
-  /// z = D^-1 r in fp64 for r of any format: row i of z is row i of its block's stored
-  /// inverse times the block's part of r. Throws std::invalid_argument when r or z does
-  /// not have one entry per row of A.
-  template <class Exec, class R, class Z>
-  void apply(const Exec& exec, const R& r, const Z& z) const {
-    static_assert(is_view_v<R> && is_view_v<Z> && R::rank == 1 && Z::rank == 1,
-                  "kacc::solve::BlockJacobi::apply: r and z must be rank-1 views");
-    KACC_REQUIRE_ACCESSIBLE(Exec, R, "kacc::solve::BlockJacobi::apply", "r");
-    KACC_REQUIRE_ACCESSIBLE(Exec, Z, "kacc::solve::BlockJacobi::apply", "z");
-    if (r.extent(0) != rows() || z.extent(0) != rows())
-      detail::fail("BlockJacobi::apply", "r has " + std::to_string(r.extent(0)) + " and z " +
-                                             std::to_string(z.extent(0)) + " entries; A has " +
-                                             std::to_string(rows()) + " rows");
-    using ZV = typename Z::non_const_value_type;
-    const const_values_type inverse = inverse_;
-    const auto starts = starts_;
-    const auto offsets = offsets_;
-    const auto block_of = block_of_;
-    Kokkos::parallel_for(
-        std::string("kacc::solve::BlockJacobi::apply[") + format_name<Format>() + "]",
-        kacc::Impl::range(exec, 0, rows()), KOKKOS_LAMBDA(const index_type i) {
-          const std::int64_t k = block_of(i);
-          const std::int64_t first = starts(k), s = starts(k + 1) - first;
-          const std::int64_t row = offsets(k) + (i - first) * s;
-          double sum = 0;
-          for (std::int64_t j = 0; j < s; ++j)
-            sum += convert<double>(inverse(row + j)) * convert<double>(r(first + j));
-          z(i) = convert<ZV>(sum);
-        });
-  }
-
-  /// Rows of A.
-  std::size_t rows() const { return block_of_.extent(0); }
-  /// The number of diagonal blocks.
-  std::size_t blocks() const { return conditions_.size(); }
-  /// First row of each block, then the row count (blocks() + 1 entries, device).
-  const index_view& block_starts() const { return starts_; }
-  /// The 1-norm condition number of each diagonal block, computed in fp64 on the host.
-  const std::vector<double>& block_conditions() const { return conditions_; }
-  /// The inverted blocks as stored.
-  const values_type& inverse_blocks() const { return inverse_; }
-
- private:
   index_view starts_, offsets_, block_of_;
   values_type inverse_;
   std::vector<double> conditions_;
