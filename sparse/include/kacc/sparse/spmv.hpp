@@ -11,7 +11,9 @@
 /// alpha == 0 scales y by beta without touching A or x.
 ///
 /// CSR kernels (one templated source each, for every format):
-///   - row: on CPUs one thread per row, the row's sum in a register; on GPUs one vector
+///   - row: on CPUs one thread per row, the row's sum in a register (values in a format
+///     with SIMD block loads on this host are decoded up to 32 at a time first, same bits,
+///     see csr_row_sum); on GPUs one vector
 ///     of lanes per row (lanes read consecutive entries), the vector length a power of
 ///     two near the mean row length (1 to 32), the lanes' sums joined by a Kokkos
 ///     vector reduction;
