@@ -13,10 +13,9 @@
 /// CSR kernels (one templated source each, for every format):
 ///   - row: on CPUs one thread per row, the row's sum in a register (values in a format
 ///     with SIMD block loads on this host are decoded up to 32 at a time first, same bits,
-///     see csr_row_sum); on GPUs one vector
-///     of lanes per row (lanes read consecutive entries), the vector length a power of
-///     two near the mean row length (1 to 32), the lanes' sums joined by a Kokkos
-///     vector reduction;
+///     see csr_row_sum); on GPUs one vector of lanes per row (lanes read consecutive
+///     entries), the vector length a power of two near the mean row length (1 to 32), the
+///     lanes' sums joined by a Kokkos vector reduction;
 ///   - load_balanced: merge-path (Merrill & Garland): the path through rows and nonzeros
 ///     is cut in equal pieces, so a row of 10^5 entries is shared by several threads;
 ///     partial sums of cut rows are carried to a fix-up pass that rounds each y entry once.
