@@ -112,10 +112,10 @@ constexpr int csr_stage = 32;
 /// (csr_block at a time; a block may take values past the row's end, never past the
 /// array's, and leaves them unused), and a loop of the plain loop's shape then adds the
 /// products: one product per iteration into the loop-carried sum, so a compiler treats
-/// it as it treats the plain loop (GCC tuned for AMD cores fuses the multiply into that
-/// add only outside such single-block loops) and the sum has the plain loop's bits. A
-/// function of its own: device lambdas may not first capture a variable inside an if
-/// constexpr branch (nvcc).
+/// it as it treats the plain loop (GCC tuned for AMD cores, --param avoid-fma-max-bits,
+/// fuses the multiply into that add only outside such single-block loops) and the sum has
+/// the plain loop's bits. A function of its own: device lambdas may not first capture a
+/// variable inside an if constexpr branch (nvcc).
 template <class T, class Acc, class Values, class Entries, class X>
 KOKKOS_INLINE_FUNCTION void csr_row_sum(const Values& values, const Entries& entries, const X& x,
                                         index_type k, const index_type end, Acc& sum) {
