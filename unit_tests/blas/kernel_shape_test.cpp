@@ -186,7 +186,31 @@ void expect_staged_same_bits() {
     EXPECT_EQ(out(i), out64(i)) << kacc::format_name<S>() << " row " << i;
 }
 
+// The column-walking GEMV shapes (LayoutLeft "N", LayoutRight "T": the host axpy shape),
+// whose 16-bit columns are staged host_lanes rows at a time: 1000 rows (chunks and a
+// partial group of 16) by 37 columns (groups of four and a remainder).
+template <class S, class Acc, class Layout>
+void expect_staged_axpy_same_bits() {
+  const std::size_t rows = 1000, n = 37;
+  auto x = make_vector<HostVec<S>>(wide_values(n, 24));
+  auto x64 = make_vector<Plain>(stored(x));
+  const bool trans = std::is_same<Layout, Kokkos::LayoutRight>::value;
+  const std::size_t r = trans ? n : rows, c = trans ? rows : n;
+  auto A = make_matrix<HostMat<S, Layout>>(wide_values(r * c, 25), r, c);
+  auto A64 = make_matrix<HostMat<double, Layout>>(stored(A), r, c);
+  Plain out("out", rows), out64("out64", rows);
+  kacc::blas::gemv<double, Acc>(Host(), trans ? "T" : "N", 1.0, A, x64, 0.0, out);
+  kacc::blas::gemv<double, Acc>(Host(), trans ? "T" : "N", 1.0, A64, x64, 0.0, out64);
+  Host().fence();
+  for (std::size_t i = 0; i < rows; ++i)
+    EXPECT_EQ(out(i), out64(i)) << kacc::format_name<S>() << (trans ? " T" : " N") << " row " << i;
+}
+
 TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
+  expect_staged_axpy_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>();
+  expect_staged_axpy_same_bits<kacc::bf16, double, Kokkos::LayoutRight>();
+  expect_staged_axpy_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
+  expect_staged_axpy_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::bf16, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>();

@@ -1,15 +1,22 @@
 // Block loads (block_load.hpp): every fp16 and bf16 bit pattern, NaN payloads included,
 // read W at a time must give the bits the scalar path gives (convert<T>(v(i))), for each
 // arithmetic type of the view and of the kernel, at every alignment and remainder length,
-// for kacc views and plain Views, contiguous and strided.
+// for kacc views and plain Views, contiguous and strided. Block stores: the values around
+// every pattern (each pattern's value, the midpoints to its neighbours, and values a few
+// double ulps and one float rounding step either side of those), overflow and NaNs,
+// written W at a time, must store the bits `v(i) = value` stores, under both IEEE and
+// saturating overflow.
 #include <kacc/core.hpp>
 #include <kacc/core/block_load.hpp>
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -101,6 +108,133 @@ TEST(BlockLoad, ScaledAndWideFormatsReadAsScalar) {
   expect_same_bits<16, double>(f, 0, 16, "fp32");
 }
 
+// Doubles near bits u (a finite double): u itself and the doubles 1, 2, 3 ulps away, and
+// those about one float ulp (2^29 double ulps) away, where round-to-odd through float
+// decides; non-finite neighbours are left out.
+void add_neighbours(std::vector<double>& xs, double x) {
+  std::uint64_t u = 0;
+  std::memcpy(&u, &x, sizeof u);
+  const std::uint64_t steps[] = {
+      0, 1, 2, 3, (1u << 28), (1u << 29) - 1, (1u << 29), (1u << 29) + 1};
+  for (const std::uint64_t d : steps) {
+    for (const std::uint64_t v : {u + d, u - d}) {
+      double y = 0;
+      std::memcpy(&y, &v, sizeof y);
+      if (std::isfinite(y) && (v >> 63) == (u >> 63)) xs.push_back(y);
+    }
+  }
+}
+
+// Every value around each pattern of Format (both signs), the largest finite value's tie
+// with infinity, values beyond float's range and below its normals, infinities and NaNs
+// of several payloads.
+template <class Format>
+std::vector<double> encode_sweep() {
+  std::vector<double> xs;
+  const auto value = [](std::uint32_t b) {
+    return kacc::convert<double>(Format::from_bits(static_cast<std::uint16_t>(b)));
+  };
+  using codec = typename Format::codec;
+  for (std::uint32_t sign : {0u, 0x8000u}) {
+    for (std::uint32_t b = 0; b <= codec::max_finite_bits; ++b) {
+      add_neighbours(xs, value(sign | b));
+      const double next = b < codec::max_finite_bits
+                              ? value(sign | (b + 1))
+                              : value(sign | b) + (value(sign | b) - value(sign | (b - 1))) / 2;
+      add_neighbours(xs, value(sign | b) + (next - value(sign | b)) / 2);
+    }
+  }
+  for (double x : {static_cast<double>(FLT_MAX), DBL_MAX, 1e300, static_cast<double>(FLT_MIN),
+                   1e-40, 1e-45, 1e-300, DBL_MIN, 4.9e-324, 0.0}) {
+    add_neighbours(xs, x);
+    add_neighbours(xs, -x);
+  }
+  for (double x : {HUGE_VAL, -HUGE_VAL}) xs.push_back(x);
+  for (std::uint64_t nan : {0x7ff8000000000000ull, 0x7ff0000000000001ull, 0x7ff4000000000000ull,
+                            0x7ffc0000deadbeefull, 0x7ff7ffffffffffffull, 0xfff8000000000000ull,
+                            0xfff0000020000001ull, 0x7fffffffffffffffull}) {
+    double x = 0;
+    std::memcpy(&x, &nan, sizeof x);
+    xs.push_back(x);
+  }
+  return xs;
+}
+
+// Stores xs (as A) W at a time with store_block at offset `first` and one by one with
+// v(i) = x into views of the same type, and compares the stored bits.
+template <int W, class A, class Format, class Policy>
+void expect_same_store_bits(const std::vector<double>& xs, std::size_t first,
+                            const std::string& what) {
+  using V = kacc::View<A*, Host, kacc::StoredAs<Format, Policy>>;
+  const std::size_t n = first + (xs.size() + W - 1) / W * W;
+  V block("block", n), scalar("scalar", n);
+  std::vector<A> in(n, A(0));
+  for (std::size_t i = 0; i < xs.size(); ++i) in[first + i] = static_cast<A>(xs[i]);
+  for (std::size_t i = first; i + W <= n; i += W) {
+    kacc::Impl::store_block<W>(block, static_cast<kacc::index_type>(i), in.data() + i);
+  }
+  for (std::size_t i = first; i < n; ++i) scalar(i) = in[i];
+  std::size_t mismatches = 0;
+  for (std::size_t i = first; i < n; ++i) {
+    if (block.storage()(i).bits != scalar.storage()(i).bits && mismatches++ < 5) {
+      ADD_FAILURE() << what << ": value " << in[i] << " (bits 0x" << std::hex << bits_of(in[i])
+                    << ") block 0x" << block.storage()(i).bits << " scalar 0x"
+                    << scalar.storage()(i).bits << std::dec;
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << what << " over " << xs.size() << " values";
+}
+
+template <class Format, class Policy>
+void check_stores(const std::string& name) {
+  const std::vector<double> xs = encode_sweep<Format>();
+  // 16: whole SIMD blocks, aligned and not; 40: two blocks and a remainder; 13: scalar.
+  expect_same_store_bits<16, double, Format, Policy>(xs, 0, name + " A=fp64 W=16");
+  expect_same_store_bits<16, double, Format, Policy>(xs, 5, name + " A=fp64 W=16 offset 5");
+  expect_same_store_bits<40, double, Format, Policy>(xs, 0, name + " A=fp64 W=40");
+  expect_same_store_bits<13, double, Format, Policy>(xs, 0, name + " A=fp64 W=13");
+  expect_same_store_bits<16, float, Format, Policy>(xs, 0, name + " A=fp32 W=16");
+  expect_same_store_bits<40, float, Format, Policy>(xs, 3, name + " A=fp32 W=40 offset 3");
+  // Floats on a stride through all 2^32 patterns (every exponent, many mantissas).
+  std::vector<double> floats;
+  for (std::uint64_t u = 0; u < (std::uint64_t{1} << 32); u += 4093) {
+    float f = 0;
+    const auto b = static_cast<std::uint32_t>(u);
+    std::memcpy(&f, &b, sizeof f);
+    floats.push_back(static_cast<double>(f));
+  }
+  expect_same_store_bits<32, float, Format, Policy>(floats, 0, name + " A=fp32 strided floats");
+}
+
+TEST(BlockStore, Fp16AroundEveryPatternSameBitsAsScalar) {
+  check_stores<kacc::fp16, kacc::overflow::ieee>("fp16 ieee");
+  check_stores<kacc::fp16, kacc::overflow::saturate>("fp16 saturate");
+}
+
+TEST(BlockStore, Bf16AroundEveryPatternSameBitsAsScalar) {
+  check_stores<kacc::bf16, kacc::overflow::ieee>("bf16 ieee");
+  check_stores<kacc::bf16, kacc::overflow::saturate>("bf16 saturate");
+}
+
+// Strided views, other formats and plain Views take the scalar path through the same entry.
+TEST(BlockStore, OtherViewsStoreAsScalar) {
+  Kokkos::View<kacc::fp16**, Kokkos::LayoutLeft, Host> m("m", 2, 32);
+  kacc::View<double**, Kokkos::LayoutLeft, Host, kacc::StoredAs<kacc::fp16>> km(m);
+  const auto row = kacc::subview(km, 0, Kokkos::ALL());
+  ASSERT_EQ(row.stride(0), 2u);
+  double in[32];
+  for (int l = 0; l < 32; ++l) in[l] = 0.1 * l - 1.3;
+  kacc::Impl::store_block<32>(row, 0, in);
+  for (int l = 0; l < 32; ++l) EXPECT_EQ(m(0, l).bits, kacc::fp16(in[l]).bits) << l;
+  kacc::View<double*, Host, kacc::StoredAs<kacc::scaled<std::int16_t>>> s("s", 16);
+  Kokkos::deep_copy(s.scales(), 0.25);
+  kacc::Impl::store_block<16>(s, 0, in);
+  for (int l = 0; l < 16; ++l) EXPECT_EQ(s.storage()(l), std::lrint(in[l] / 0.25)) << l;
+  Kokkos::View<kacc::bf16*, Host> plain("plain", 16);
+  kacc::Impl::store_block<16>(plain, 0, in);
+  for (int l = 0; l < 16; ++l) EXPECT_EQ(plain(l).bits, kacc::bf16(in[l]).bits) << l;
+}
+
 // Which path this build tested: the SIMD one wherever the target has the instructions.
 TEST(BlockLoad, SimdPathCompiledWhereTheTargetHasIt) {
 #if defined(__F16C__) && defined(__AVX__)
@@ -114,6 +248,14 @@ TEST(BlockLoad, SimdPathCompiledWhereTheTargetHasIt) {
   EXPECT_FALSE(kacc::Impl::block_codec<kacc::bf16>::vectorised);
 #endif
   EXPECT_FALSE(kacc::Impl::block_codec<float>::vectorised);
+#if defined(__AVX512F__) && defined(__F16C__)
+  EXPECT_TRUE(kacc::Impl::block_codec<kacc::fp16>::vectorised_stores);
+  EXPECT_TRUE(kacc::Impl::block_codec<kacc::bf16>::vectorised_stores);
+#else
+  EXPECT_FALSE(kacc::Impl::block_codec<kacc::fp16>::vectorised_stores);
+  EXPECT_FALSE(kacc::Impl::block_codec<kacc::bf16>::vectorised_stores);
+#endif
+  EXPECT_FALSE(kacc::Impl::block_codec<float>::vectorised_stores);
 }
 
 }  // namespace

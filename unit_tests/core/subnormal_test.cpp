@@ -7,11 +7,13 @@
 // (format_test.cpp is not built this way: -ffast-math also assumes no NaN or infinity,
 // which its NaN and overflow checks need.)
 #include <kacc/core.hpp>
+#include <kacc/core/block_load.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -142,4 +144,53 @@ TEST(FastMath, EveryFp16AndBf16PatternMatchesTheReferenceCodec) {
               bits_as<std::uint64_t>(b))
         << bits;
   }
+}
+
+namespace {
+
+// Stores xs (as A) 16 at a time through block stores (SIMD where the target has them) and
+// one by one, and expects the same bits: the scalar stores are exact under these flags
+// (the tests above), the block stores round through float.
+template <class Format, class A>
+void expect_block_stores_match(const std::vector<double>& xs) {
+  const std::size_t n = (xs.size() + 15) / 16 * 16;
+  kacc::View<A*, Kokkos::HostSpace, kacc::StoredAs<Format>> block("block", n), scalar("scalar", n);
+  std::vector<A> in(n, A(0));
+  for (std::size_t i = 0; i < xs.size(); ++i) in[i] = static_cast<A>(xs[i]);
+  for (std::size_t i = 0; i < n; i += 16) {
+    kacc::Impl::store_block<16>(block, static_cast<kacc::index_type>(i), in.data() + i);
+  }
+  for (std::size_t i = 0; i < n; ++i) scalar(i) = in[i];
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(block.storage()(i).bits, scalar.storage()(i).bits) << i << " " << in[i];
+}
+
+}  // namespace
+
+TEST(FastMath, BlockStoresOfSubnormalsMatchTheScalarStores) {
+  // Every subnormal of fp16 (m 2^-24) and bf16 (m 2^-133), the ties above them and their
+  // neighbours one double ulp away, in blocks that mix them with normal values.
+  std::vector<double> fp16s, bf16s;
+  for (std::uint64_t m = 1; m < 2048; ++m) {
+    for (const double d : {exact_double(m, -25), exact_double(m, -134)}) {
+      std::vector<double>& xs = d > 1e-20 ? fp16s : bf16s;
+      const std::uint64_t u = bits_as<std::uint64_t>(d);
+      for (const std::uint64_t v : {u - 1, u, u + 1}) {
+        xs.push_back(bits_as<double>(v));
+        xs.push_back(-bits_as<double>(v));
+      }
+      xs.push_back(0.5);
+    }
+  }
+  expect_block_stores_match<kacc::fp16, double>(fp16s);
+  expect_block_stores_match<kacc::fp16, float>(fp16s);
+  expect_block_stores_match<kacc::bf16, double>(bf16s);
+  expect_block_stores_match<kacc::bf16, float>(bf16s);
+  // Doubles below float's normals (and fp16's range) in an otherwise normal block.
+  std::vector<double> tiny(16, 1.0);
+  tiny[3] = exact_double(3, -140);
+  tiny[9] = -exact_double(5, -150);
+  tiny[12] = exact_double(1, -1000);
+  expect_block_stores_match<kacc::fp16, double>(tiny);
+  expect_block_stores_match<kacc::bf16, double>(tiny);
 }

@@ -1,5 +1,6 @@
 // Accessor SpMV: accuracy against MPFR on real matrices, BLAS alpha/beta semantics,
-// transpose, CSR/ELL and row/load-balanced agreement, argument checks, conversions.
+// transpose, CSR/ELL and row/load-balanced agreement, argument checks, conversions, and
+// the row kernel's block loads of 16-bit values bit for bit against the scalar sum.
 #include <gtest/gtest.h>
 #include <kacc/sparse/ell_matrix.hpp>
 #include <kacc/sparse/spmv.hpp>
@@ -446,6 +447,57 @@ TEST(SparseSpmv, LoadBalancedExhaustiveSmallShapes) {
     const auto r = host_copy(y);
     for (std::size_t i = 0; i < r.size(); ++i)
       ASSERT_NEAR(r[i], ref[i], 1e-11) << trial << " " << i;
+  }
+}
+
+namespace {
+// Rows of every length 0..40 (in the given order, so rows start at every offset within a
+// block and the last row is long or short), random columns and values; y from the row
+// kernel must have the bits of the plain loop: each row's products of the stored values
+// and x added one by one in Acc, in column order.
+template <class Format, class Acc>
+void check_row_blocks_same_bits(bool longest_last) {
+  ks::CooMatrix a;
+  a.num_rows = 41;
+  a.num_cols = 97;
+  std::mt19937 gen(longest_last ? 3 : 4);
+  std::uniform_real_distribution<double> value(-3.0, 3.0);
+  for (int r = 0; r < 41; ++r) {
+    const int len = longest_last ? r : 40 - r;
+    for (int j = 0; j < len; ++j) {
+      a.row.push_back(r);
+      a.col.push_back(static_cast<std::int64_t>(gen() % 97));
+      a.val.push_back(value(gen));
+    }
+  }
+  const auto m = ks::make_csr<double, Format>(a);
+  const auto x = random_vector(97, 5);
+  auto xd = device_copy<Vec>(x, "x");
+  Vec y("y", 41);
+  ks::spmv<double, Acc>("N", 1.0, m, xd, 0.0, y, ks::SpmvAlgorithm::row);
+  const auto got = host_copy(y);
+  using traits = kacc::accumulator_traits<Acc>;
+  std::size_t k = 0;
+  for (std::size_t r = 0; r < 41; ++r) {
+    Acc sum = traits::zero();
+    for (; k < a.nnz() && a.row[k] == static_cast<std::int64_t>(r); ++k) {
+      const double stored = kacc::convert<double>(kacc::convert<Format>(a.val[k]));
+      traits::add_product(sum, stored, x[static_cast<std::size_t>(a.col[k])]);
+    }
+    const double want = static_cast<double>(traits::result(sum));
+    EXPECT_EQ(kacc::bit_cast<std::uint64_t>(got[r]), kacc::bit_cast<std::uint64_t>(want))
+        << kacc::format_name<Format>() << " row " << r << ": kernel " << got[r] << ", plain loop "
+        << want;
+  }
+}
+}  // namespace
+
+TEST(SparseSpmv, RowKernelBlockLoadsGiveTheBitsOfThePlainLoop) {
+  for (bool longest_last : {true, false}) {
+    check_row_blocks_same_bits<kacc::fp16, double>(longest_last);
+    check_row_blocks_same_bits<kacc::bf16, double>(longest_last);
+    check_row_blocks_same_bits<kacc::fp16, kacc::compensated<double>>(longest_last);
+    check_row_blocks_same_bits<float, double>(longest_last);
   }
 }
 

@@ -18,6 +18,7 @@
 /// FMA latency x throughput (4 x 2 on current x86 cores) and reach the FMA peak in the
 /// compute-bound region. On GPUs one item is one entry.
 
+#include <kacc/core/block_load.hpp>
 #include <kacc/core/traits.hpp>
 
 #include <cstddef>
@@ -136,8 +137,12 @@ inline constexpr bool supported_iterations(int k) {
 
 /// The kernel: x(i) <- update_block of Rounds rounds from x(i). On host back ends a work
 /// item converts a block of `width` entries into the arithmetic type, updates it and
-/// converts it back: three loops, each vectorised at its own width, so the compute loop
-/// keeps every chain in registers whatever the storage format.
+/// converts it back, so the compute loop keeps every chain in registers whatever the
+/// storage format. Formats with SIMD block conversions on this host (fp16 and bf16 on x86)
+/// convert through kacc's block loads and stores: a loop over their proxies vectorises
+/// only at the 2-byte entries' width, with the scalar encoder's 64-bit integer rounding,
+/// several times the instructions of vcvtph2ps / vcvtps2ph. The other formats keep plain
+/// loops, which compilers vectorise whole.
 template <class V, int Rounds>
 struct mix_kernel {
   using arith = kacc::arithmetic_t<V>;
@@ -159,9 +164,9 @@ struct mix_kernel {
     const std::size_t first = item * width;
     if (first + width <= x.extent(0)) {
       arith a[width];
-      for (int w = 0; w < width; ++w) a[w] = static_cast<arith>(x(first + w));
+      load(first, a);
       update_block<Rounds>(a, fl);
-      for (int w = 0; w < width; ++w) x(first + w) = a[w];
+      store(first, a);
     } else if constexpr (width > 1) {
       // The last, partial block, one entry at a time. Devices have none (one entry per
       // item), and nvcc 11.8's optimiser never finishes the dead loop for scaled formats
@@ -171,6 +176,26 @@ struct mix_kernel {
         update_block<Rounds>(a, fl);
         x(i) = a[0];
       }
+    }
+  }
+
+  /// a[w] = x(first + w): block loads where the format has SIMD conversions on this host,
+  /// the plain loop (which compilers vectorise whole) otherwise.
+  KOKKOS_INLINE_FUNCTION void load(const std::size_t first, arith (&a)[width]) const {
+    if constexpr (kacc::Impl::block_load_vectorised_v<V>) {
+      kacc::Impl::load_block<width>(x, static_cast<kacc::index_type>(first), a);
+    } else {
+      for (int w = 0; w < width; ++w) a[w] = static_cast<arith>(x(first + w));
+    }
+  }
+
+  /// x(first + w) = a[w]: block stores where the format has SIMD conversions on this
+  /// host, the plain loop otherwise.
+  KOKKOS_INLINE_FUNCTION void store(const std::size_t first, const arith (&a)[width]) const {
+    if constexpr (kacc::Impl::block_store_vectorised_v<V>) {
+      kacc::Impl::store_block<width>(x, static_cast<kacc::index_type>(first), a);
+    } else {
+      for (int w = 0; w < width; ++w) x(first + w) = a[w];
     }
   }
 };

@@ -1,9 +1,10 @@
 #pragma once
 /// @file
-/// Block loads: a kernel's inner host loop asks for W consecutive entries of a view as
-/// arithmetic values, and the storage format answers with SIMD conversions where the
-/// compiling target has them and with the scalar conversion elsewhere, so the kernel
-/// keeps one source. Picked at compile time from the target's features:
+/// Block loads and stores: a kernel's inner host loop asks for W consecutive entries of a
+/// view as arithmetic values (or writes W of them), and the storage format answers with
+/// SIMD conversions where the compiling target has them and with the scalar conversion
+/// elsewhere, so the kernel keeps one source. Loads are picked at compile time from the
+/// target's features:
 ///   - fp16: `__F16C__` (vcvtph2ps, 8 values per instruction);
 ///   - bf16: `__AVX2__` (zero-extend and shift left by 16: exact, and what AVX512-BF16's
 ///     own widening does, so that extension adds nothing for loads);
@@ -13,8 +14,20 @@
 /// fp16 signalling NaNs come out quiet with their payload in both paths (as from F16C),
 /// bf16 keeps every bit when widened to float, and float to double quiets a signalling
 /// NaN in both paths (x86 hardware conversions).
+///
+/// Stores (store_block) of fp16 and bf16 use AVX-512 (`__AVX512F__`, and F16C for fp16):
+/// a double is first rounded to float by round-to-odd (the bits below float's mantissa
+/// folded into its last bit, then truncated), which makes the second rounding, to the
+/// 2-byte format, round to nearest even as if done once from the double (Boldo and
+/// Melquiond's condition: float keeps more than two bits beyond either format). fp16 then
+/// rounds with vcvtps2ph, bf16 with integer operations on the float's bits (AVX512-BF16's
+/// vcvtneps2bf16 flushes subnormals). Where that route is not exact (a bf16 subnormal,
+/// which is a float subnormal and flushed under flush-to-zero) the block is stored with
+/// the scalar encoder. Results are bit-identical to `v(i) = value`, NaN payloads included.
 
 #include <kacc/core/kernel_support.hpp>
+
+#include <cstring>
 
 #if !defined(KACC_DEVICE_PASS) && (defined(__AVX512F__) || defined(__F16C__) || defined(__AVX2__))
 #include <immintrin.h>
@@ -29,6 +42,9 @@ namespace Impl {
 #if !defined(KACC_DEVICE_PASS) && defined(__AVX2__)
 #define KACC_BLOCK_LOAD_BF16 1
 #endif
+#if !defined(KACC_DEVICE_PASS) && defined(__AVX512F__) && defined(__F16C__)
+#define KACC_BLOCK_STORE_AVX512 1
+#endif
 
 /// The scalar path for one entry: read as the view reads it (in A), then converted to T.
 template <class A, class T, class Format>
@@ -36,11 +52,35 @@ KOKKOS_FORCEINLINE_FUNCTION T decode_entry(const typename format_traits<Format>:
   return convert<T>(kacc::detail::load<A, Format>(e, kacc::detail::no_scale{}));
 }
 
+/// The scalar path for one store: what `v(i) = value` writes for a view of Format that
+/// computes in A under overflow policy Policy.
+template <class A, class Policy, class Format>
+KOKKOS_FORCEINLINE_FUNCTION typename format_traits<Format>::storage_type encode_entry(
+    const A& value) {
+  return kacc::detail::store_value<Format, Policy>(value, kacc::detail::no_scale{});
+}
+
+namespace detail {
+/// Block stores one entry at a time, for formats without SIMD stores on this target.
+template <class Format>
+struct scalar_block_store {
+  /// Whether this format's block stores use SIMD conversions on this target.
+  static constexpr bool vectorised_stores = false;
+  /// entries[l] = in[l] rounded as a view computing in A under Policy stores it.
+  template <int W, class A, class Policy>
+  KOKKOS_FORCEINLINE_FUNCTION static void encode(
+      const A* in, typename format_traits<Format>::storage_type* entries) {
+    for (int l = 0; l < W; ++l) entries[l] = encode_entry<A, Policy, Format>(in[l]);
+  }
+};
+}  // namespace detail
+
 /// Widens W stored entries of Format at `entries` (consecutive in memory) to T, as a view
-/// reading them in A would and then convert<T>. This primary template is the scalar
-/// path; formats with SIMD conversions specialise it.
+/// reading them in A would and then convert<T>, and rounds W values to them as the view's
+/// stores would. This primary template is the scalar path; formats with SIMD conversions
+/// specialise it.
 template <class Format, class = void>
-struct block_codec {
+struct block_codec : detail::scalar_block_store<Format> {
   /// Whether this format's block loads use SIMD conversions on this target.
   static constexpr bool vectorised = false;
   /// out[l] = entries[l] as T, for l in [0, W).
@@ -90,6 +130,13 @@ struct simd_block_codec {
     // path (the hardware narrowing quiets it) but not from the widened floats: scalar there.
     if constexpr (sizeof(A) <= sizeof(T)) {
       const auto* bits = reinterpret_cast<const std::uint16_t*>(entries);
+#if defined(__AVX512F__)
+      // Floats 16 at a time: a kernel reading them back in 512-bit registers then finds
+      // each in one store (two 256-bit stores under one load stall store forwarding).
+      if constexpr (std::is_same<T, float>::value) {
+        for (; l + 16 <= W; l += 16) _mm512_storeu_ps(out + l, Wide::widen16(bits + l));
+      }
+#endif
       for (; l + 8 <= W; l += 8) store_floats(Wide::widen(bits + l), out + l);
     }
     for (; l < W; ++l) out[l] = decode_entry<A, T, Format>(entries[l]);
@@ -102,6 +149,12 @@ struct widen_fp16 {
   static __m256 widen(const std::uint16_t* bits) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits)));
   }
+#if defined(__AVX512F__)
+  static __m512 widen16(const std::uint16_t* bits) {
+    return _mm512_maskz_cvtph_ps(0xffff,
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits)));
+  }
+#endif
 };
 #endif
 #if defined(KACC_BLOCK_LOAD_BF16)
@@ -112,6 +165,155 @@ struct widen_bf16 {
         _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits)));
     return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
   }
+#if defined(__AVX512F__)
+  static __m512 widen16(const std::uint16_t* bits) {
+    const __m512i wide = _mm512_maskz_cvtepu16_epi32(
+        0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits)));
+    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, wide, 16));
+  }
+#endif
+};
+#endif
+
+#if defined(KACC_BLOCK_STORE_AVX512)
+/// Clamps to [-largest, largest] where store_value does (overflow::saturate; NaN stays).
+template <class Policy>
+inline __m512d clamped(__m512d v, const double largest) {
+  if constexpr (std::is_same<Policy, overflow::saturate>::value) {
+    const __m512d top = _mm512_set1_pd(largest), bottom = _mm512_set1_pd(-largest);
+    v = _mm512_mask_mov_pd(v, _mm512_cmp_pd_mask(v, top, _CMP_GT_OQ), top);
+    v = _mm512_mask_mov_pd(v, _mm512_cmp_pd_mask(v, bottom, _CMP_LT_OQ), bottom);
+  }
+  return v;
+}
+template <class Policy>
+inline __m512 clamped(__m512 v, const float largest) {
+  if constexpr (std::is_same<Policy, overflow::saturate>::value) {
+    const __m512 top = _mm512_set1_ps(largest), bottom = _mm512_set1_ps(-largest);
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, top, _CMP_GT_OQ), top);
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, bottom, _CMP_LT_OQ), bottom);
+  }
+  return v;
+}
+
+/// 8 doubles rounded to float by round-to-odd: the 29 bits float drops are folded into
+/// its last bit, then truncated. Exact where the float is normal; values beyond float's
+/// range truncate to +-FLT_MAX (odd, so they still round to infinity), NaNs keep their top
+/// payload bits and come out quiet.
+inline __m256 round_to_odd_float(const __m512d d) {
+  const __m512i u = _mm512_castpd_si512(d);
+  const __mmask8 inexact = _mm512_test_epi64_mask(u, _mm512_set1_epi64(0x1fffffff));
+  const __m512i odd = _mm512_mask_or_epi64(u, inexact, u, _mm512_set1_epi64(0x20000000));
+  // The zero-masking forms: GCC 12 warns (-Wmaybe-uninitialized) inside the unmasked
+  // ones' undefined operands.
+  return _mm512_maskz_cvt_roundpd_ps(0xff, _mm512_castsi512_pd(odd),
+                                     _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+}
+
+/// lo and hi side by side in one register (zero-masked inserts: GCC 12 warns inside the
+/// unmasked ones' undefined operands).
+inline __m512 joined(const __m256 lo, const __m256 hi) {
+  const __m512d low = _mm512_maskz_insertf64x4(0xff, _mm512_setzero_pd(), _mm256_castps_pd(lo), 0);
+  return _mm512_castpd_ps(_mm512_maskz_insertf64x4(0xff, low, _mm256_castps_pd(hi), 1));
+}
+
+/// Whether a lane of d lies strictly between 0 and the smallest normal float in
+/// magnitude: there round-to-odd through float is not exact (nor, under flush-to-zero,
+/// kept at all).
+inline __mmask8 below_float_normals(const __m512d d) {
+  const __m512i a =
+      _mm512_and_si512(_mm512_castpd_si512(d), _mm512_set1_epi64(0x7fffffffffffffffll));
+  const __mmask8 nonzero = _mm512_test_epi64_mask(a, a);
+  return _mm512_mask_cmplt_epu64_mask(nonzero, a, _mm512_set1_epi64(0x3810000000000000ll));
+}
+
+/// float to fp16: vcvtps2ph, round to nearest even (what binary16_from_float computes).
+struct narrow_fp16 {
+  /// fp16 subnormals are normal floats: round-to-odd through float is exact for them.
+  static constexpr bool needs_float_normals = false;
+  template <bool FloatsNormal>
+  static void narrow(const __m512 f, std::uint16_t* bits) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(bits),
+                        _mm512_maskz_cvtps_ph(0xffff, f, _MM_FROUND_TO_NEAREST_INT));
+  }
+};
+
+/// float to bf16 on the bits, as bfloat16_from_float: round to nearest even on bit 16
+/// (a carry moves into the exponent), NaNs quiet with their top payload bits.
+struct narrow_bf16 {
+  /// bf16 subnormals are float subnormals.
+  static constexpr bool needs_float_normals = true;
+  template <bool FloatsNormal>
+  static void narrow(const __m512 f, std::uint16_t* bits) {
+    const __m512i u = _mm512_castps_si512(f);
+#if defined(__AVX512BF16__)
+    // vcvtneps2bf16 rounds and quiets NaNs as below in one instruction, but flushes
+    // subnormal floats to zero: used where there are none.
+    const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff));
+    if (FloatsNormal || _mm512_mask_cmplt_epu32_mask(_mm512_test_epi32_mask(a, a), a,
+                                                     _mm512_set1_epi32(0x00800000)) == 0) {
+      const __m256bh r = _mm512_cvtneps_pbh(f);
+      std::memcpy(bits, &r, sizeof r);
+      return;
+    }
+#endif
+    const __m512i high = _mm512_maskz_srli_epi32(0xffff, u, 16);
+    const __m512i odd = _mm512_and_si512(high, _mm512_set1_epi32(1));
+    __m512i r = _mm512_maskz_srli_epi32(
+        0xffff, _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), 16);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(
+        _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
+    r = _mm512_mask_or_epi32(r, nan, high, _mm512_set1_epi32(0x0040));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(bits), _mm512_maskz_cvtepi32_epi16(0xffff, r));
+  }
+};
+
+/// SIMD block stores of a 2-byte float format, 16 values at a time from float or double;
+/// other arithmetic types, remainders shorter than 16 and (Narrow::needs_float_normals)
+/// blocks with a value below float's normal range are stored by the scalar encoder.
+template <class Format, class Narrow>
+struct simd_block_store {
+  /// This format's block stores use SIMD conversions on this target.
+  static constexpr bool vectorised_stores = true;
+  /// entries[l] = in[l] rounded as a view computing in A under Policy stores it.
+  template <int W, class A, class Policy>
+  static void encode(const A* in, Format* entries) {
+    auto* bits = reinterpret_cast<std::uint16_t*>(entries);
+    const auto largest = static_cast<A>(format_traits<Format>::max_value());
+    int l = 0;
+    if constexpr (std::is_same<A, double>::value) {
+      for (; l + 16 <= W; l += 16) {
+        const __m512d lo = clamped<Policy>(_mm512_loadu_pd(in + l), largest);
+        const __m512d hi = clamped<Policy>(_mm512_loadu_pd(in + l + 8), largest);
+        if (Narrow::needs_float_normals && (below_float_normals(lo) | below_float_normals(hi))) {
+          for (int j = l; j < l + 16; ++j) entries[j] = encode_entry<A, Policy, Format>(in[j]);
+          continue;
+        }
+        Narrow::template narrow<Narrow::needs_float_normals>(
+            joined(round_to_odd_float(lo), round_to_odd_float(hi)), bits + l);
+      }
+    } else if constexpr (std::is_same<A, float>::value) {
+      for (; l + 16 <= W; l += 16)
+        Narrow::template narrow<false>(clamped<Policy>(_mm512_loadu_ps(in + l), largest), bits + l);
+    }
+    for (; l < W; ++l) entries[l] = encode_entry<A, Policy, Format>(in[l]);
+  }
+};
+#endif
+
+/// The store half of fp16's and bf16's codecs: SIMD with AVX-512, scalar otherwise.
+template <class Format>
+struct block_store_of {
+  using type = scalar_block_store<Format>;
+};
+#if defined(KACC_BLOCK_STORE_AVX512)
+template <>
+struct block_store_of<fp16> {
+  using type = simd_block_store<fp16, narrow_fp16>;
+};
+template <>
+struct block_store_of<bf16> {
+  using type = simd_block_store<bf16, narrow_bf16>;
 };
 #endif
 
@@ -120,12 +322,14 @@ struct widen_bf16 {
 #if defined(KACC_BLOCK_LOAD_FP16)
 /// fp16 with F16C: 8 values per conversion instruction.
 template <>
-struct block_codec<fp16> : detail::simd_block_codec<fp16, detail::widen_fp16> {};
+struct block_codec<fp16> : detail::simd_block_codec<fp16, detail::widen_fp16>,
+                           detail::block_store_of<fp16>::type {};
 #endif
 #if defined(KACC_BLOCK_LOAD_BF16)
 /// bf16 with AVX2: 8 values per shift.
 template <>
-struct block_codec<bf16> : detail::simd_block_codec<bf16, detail::widen_bf16> {};
+struct block_codec<bf16> : detail::simd_block_codec<bf16, detail::widen_bf16>,
+                           detail::block_store_of<bf16>::type {};
 #endif
 #endif
 
@@ -176,6 +380,36 @@ KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type i, T* o
   }
 #endif
   for (int l = 0; l < W; ++l) out[l] = convert<T>(v(i + l));
+}
+
+/// Whether block stores into V use SIMD conversions on this target: writable kacc views
+/// of formats that have them.
+template <class V, bool = is_kacc_view_v<V>>
+struct block_store_vectorised : std::false_type {};
+template <class V>
+struct block_store_vectorised<V, true>
+    : std::integral_constant<bool, !V::is_const && block_decodable_v<V> &&
+                                       block_codec<format_t<V>>::vectorised_stores> {};
+/// block_store_vectorised<V>::value.
+template <class V>
+inline constexpr bool block_store_vectorised_v = block_store_vectorised<V>::value;
+
+/// v(i + l) = in[l] for l in [0, W), v of rank 1, rounded as the view's own stores round
+/// (its overflow policy included). Host code writes entries of kacc views that lie
+/// consecutive in memory with block_codec when T is the view's arithmetic type; other
+/// views, strides and device code write them one by one. Same bits either way.
+template <int W, class T, class V>
+KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, const T* in) {
+#if !defined(KACC_DEVICE_PASS)
+  if constexpr (block_store_vectorised_v<V> && std::is_same<T, arithmetic_t<V>>::value) {
+    if (v.stride(0) == 1) {
+      block_codec<format_t<V>>::template encode<W, T, typename V::overflow_policy>(in,
+                                                                                   &v.storage()(i));
+      return;
+    }
+  }
+#endif
+  for (int l = 0; l < W; ++l) v(i + l) = convert<typename V::non_const_value_type>(in[l]);
 }
 
 /// out[l] = convert<T>(v(r + l, c)) (dim 0) or convert<T>(v(r, c + l)) (dim 1) for l in

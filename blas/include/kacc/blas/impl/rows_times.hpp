@@ -247,10 +247,40 @@ void rows_axpy_host_double_double(const std::string& label, const Exec& exec, co
       });
 }
 
+/// The block-loaded part of four columns k .. k + 3 in the host axpy shape: rows r0 + r for
+/// r in [0, nr) host_lanes at a time, each column's entries converted with one block load,
+/// their products added as the plain loop adds them (same bits). Returns the first r not
+/// done: 0 unless M has SIMD block loads on this host (compilers vectorise the plain loop
+/// whole for the other formats, and staging those measured slower).
+template <class Arith, class Acc, class M>
+KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged(const M& m, const index_type r0,
+                                                   const index_type nr, const index_type k,
+                                                   const Arith (&xk)[4], Acc* acc) {
+  if constexpr (M::vectorised_loads) {
+    using traits = accumulator_traits<Acc>;
+    constexpr int L = host_lanes;
+    index_type r = 0;
+    for (; r + L <= nr; r += L) {
+      Arith c0[L], c1[L], c2[L], c3[L];
+      m.template load_along_i<L>(r0 + r, k, c0);
+      m.template load_along_i<L>(r0 + r, k + 1, c1);
+      m.template load_along_i<L>(r0 + r, k + 2, c2);
+      m.template load_along_i<L>(r0 + r, k + 3, c3);
+      for (int l = 0; l < L; ++l)
+        add_four_products<traits>(acc[r + l], c0[l], xk[0], c1[l], xk[1], c2[l], xk[2], c3[l],
+                                  xk[3]);
+    }
+    return r;
+  } else {
+    (void)m, (void)r0, (void)nr, (void)k, (void)xk, (void)acc;
+    return 0;
+  }
+}
+
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
-/// time, streaming contiguous memory instead of reading each row with a stride. No block
-/// loads: this loop reduces nothing along the rows, so compilers vectorise the scalar
-/// conversions in it (staging them through block loads measured slower).
+/// time, streaming contiguous memory instead of reading each row with a stride. Formats
+/// with SIMD block loads on this host convert each column's entries host_lanes at a time
+/// through them (rows_axpy_staged); the others keep the plain loop.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                     index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
@@ -275,7 +305,8 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
         for (; k + 4 <= k1; k += 4) {
           const Arith x0 = convert<Arith>(x(k)), x1 = convert<Arith>(x(k + 1));
           const Arith x2 = convert<Arith>(x(k + 2)), x3 = convert<Arith>(x(k + 3));
-          for (index_type r = 0; r < nr; ++r) {
+          const Arith xk[4] = {x0, x1, x2, x3};
+          for (index_type r = rows_axpy_staged<Arith>(m, r0, nr, k, xk, acc); r < nr; ++r) {
             const index_type i = r0 + r;
             add_four_products<traits>(acc[r], convert<Arith>(m(i, k)), x0,
                                       convert<Arith>(m(i, k + 1)), x1, convert<Arith>(m(i, k + 2)),
