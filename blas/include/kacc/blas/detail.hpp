@@ -67,6 +67,16 @@ struct oriented {
       kacc::Impl::load_block<W>(a, i, k, 1, out);
     }
   }
+  /// out[l] = (i + l, k) as T for l in [0, W), with block loads (SIMD where they have it).
+  template <int W, class T>
+  KOKKOS_FORCEINLINE_FUNCTION void load_along_i(const index_type i, const index_type k,
+                                                T* out) const {
+    if constexpr (Trans) {
+      kacc::Impl::load_block<W>(a, k, i, 1, out);
+    } else {
+      kacc::Impl::load_block<W>(a, i, k, 0, out);
+    }
+  }
   /// Whether consecutive k are closer in memory than consecutive i.
   bool k_contiguous() const {
     return Trans ? a.stride(0) <= a.stride(1) : a.stride(1) <= a.stride(0);
