@@ -114,6 +114,48 @@ KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type 
   return i;
 }
 
+/// Entries ahead of their use that the host loops with exact or double_double sums ask the
+/// caches for: their sums are slow enough that the hardware prefetchers fall behind.
+constexpr index_type prefetch_distance = 512;
+
+/// Asks the host's caches for the entries (i .. i + host_lanes - 1, k) of M ahead of their
+/// use (a hint: no effect on results; none in device code).
+template <class AV, bool Trans>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_along_i(const detail::oriented<AV, Trans>& m,
+                                                  const index_type i, const index_type k) {
+#if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
+  constexpr index_type last = host_lanes - 1;
+  if constexpr (Trans) {
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i + last));
+  } else {
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i + last, k));
+  }
+#else
+  (void)m, (void)i, (void)k;
+#endif
+}
+
+/// Asks the host's caches for the entry (i, k) of M ahead of its use (a hint: no effect on
+/// results; none in device code).
+template <class AV, bool Trans>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_along_k(const detail::oriented<AV, Trans>& m,
+                                                  const index_type i, const index_type k) {
+#if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
+  constexpr index_type last = host_lanes - 1;
+  if constexpr (Trans) {
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k + last, i));
+  } else {
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k + last));
+  }
+#else
+  (void)m, (void)i, (void)k;
+#endif
+}
+
 /// Adds M(i, k) x(k) for k in [k, k1) to the double_double sums lane[k % host_lanes] of the
 /// host dot shape, in the order of k (whole groups of host_lanes through double_double_lanes
 /// with add_finite, so they vectorise, then one by one). A row whose sums do not stay finite
@@ -129,6 +171,7 @@ KOKKOS_INLINE_FUNCTION void rows_dot_double_double(const M& m, const X& x, const
   kacc::Impl::double_double_lanes<L, true> lanes(lane);
   for (; k + L <= k1; k += L) {
     Arith ms[L], xs[L];
+    if (k + prefetch_distance < k1) prefetch_along_k(m, i, k + prefetch_distance);
     m.template load_along_k<L>(i, k, ms);
     kacc::Impl::load_block<L>(x, k, xs);
     lanes.add_products(ms, xs);
@@ -181,6 +224,7 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
           index_type k = k0;
           for (; k + host_lanes <= k1; k += host_lanes) {
             Arith ms[host_lanes], xs[host_lanes];
+            if (k + prefetch_distance < k1) prefetch_along_k(m, i, k + prefetch_distance);
             m.template load_along_k<host_lanes>(i, k, ms);
             kacc::Impl::load_block<host_lanes>(x, k, xs);
             lanes.add_products(ms, xs);
@@ -225,26 +269,7 @@ index_type axpy_chunk_rows(const Exec& exec, const index_type rows) {
 /// Groups of host_lanes rows in one panel of the host axpy shape with kacc::exact<double>.
 constexpr int exact_panel_groups = 16;
 /// Columns one group of that shape takes at a time, its expansions in registers.
-constexpr index_type exact_panel_columns = 32;
-
-/// Asks the host's caches for the entries (i .. i + host_lanes - 1, k) of M ahead of their
-/// use (a hint: no effect on results; none in device code).
-template <class AV, bool Trans>
-KOKKOS_FORCEINLINE_FUNCTION void prefetch_along_i(const detail::oriented<AV, Trans>& m,
-                                                  const index_type i, const index_type k) {
-#if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
-  constexpr index_type last = host_lanes - 1;
-  if constexpr (Trans) {
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i));
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i + last));
-  } else {
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k));
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i + last, k));
-  }
-#else
-  (void)m, (void)i, (void)k;
-#endif
-}
+constexpr index_type exact_panel_columns = 16;
 
 /// Rows [g0, r1) (at most host_lanes) of the host axpy shape with kacc::exact<double>,
 /// walking all columns with the rows' exact sums side by side (exact_lanes, one lane per
