@@ -374,16 +374,17 @@ KOKKOS_INLINE_FUNCTION void rows_axpy_double_double(const M& m, const index_type
                                                     const index_type nr, const index_type k0,
                                                     const index_type k1, const X& x, double* hi,
                                                     double* lo) {
-  const auto add = [&](const index_type r, const Arith& a, const Arith& b) {
+  // The sum in locals while a row takes its products: stores through hi and lo might alias M.
+  const auto add = [](double& h, double& l, const Arith& a, const Arith& b) {
     double p, e;
     eft::two_prod(a, b, p, e);
     if constexpr (Checked) {
-      double_double sum(hi[r], lo[r]);
+      double_double sum(h, l);
       sum += double_double(p, e);
-      hi[r] = sum.hi;
-      lo[r] = sum.lo;
+      h = sum.hi;
+      l = sum.lo;
     } else {
-      kacc::Impl::add_finite(hi[r], lo[r], p, e);
+      kacc::Impl::add_finite(h, l, p, e);
     }
   };
   index_type k = k0;
@@ -391,15 +392,18 @@ KOKKOS_INLINE_FUNCTION void rows_axpy_double_double(const M& m, const index_type
     const Arith x0 = convert<Arith>(x(k)), x1 = convert<Arith>(x(k + 1));
     const Arith x2 = convert<Arith>(x(k + 2)), x3 = convert<Arith>(x(k + 3));
     for (index_type r = 0; r < nr; ++r) {
-      add(r, convert<Arith>(m(r0 + r, k)), x0);
-      add(r, convert<Arith>(m(r0 + r, k + 1)), x1);
-      add(r, convert<Arith>(m(r0 + r, k + 2)), x2);
-      add(r, convert<Arith>(m(r0 + r, k + 3)), x3);
+      double h = hi[r], l = lo[r];
+      add(h, l, convert<Arith>(m(r0 + r, k)), x0);
+      add(h, l, convert<Arith>(m(r0 + r, k + 1)), x1);
+      add(h, l, convert<Arith>(m(r0 + r, k + 2)), x2);
+      add(h, l, convert<Arith>(m(r0 + r, k + 3)), x3);
+      hi[r] = h;
+      lo[r] = l;
     }
   }
   for (; k < k1; ++k) {
     const Arith xk = convert<Arith>(x(k));
-    for (index_type r = 0; r < nr; ++r) add(r, convert<Arith>(m(r0 + r, k)), xk);
+    for (index_type r = 0; r < nr; ++r) add(hi[r], lo[r], convert<Arith>(m(r0 + r, k)), xk);
   }
 }
 
