@@ -118,38 +118,20 @@ KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type 
 /// caches for: their sums are slow enough that the hardware prefetchers fall behind.
 constexpr index_type prefetch_distance = 512;
 
-/// Asks the host's caches for the entries (i .. i + host_lanes - 1, k) of M ahead of their
-/// use (a hint: no effect on results; none in device code).
-template <class AV, bool Trans>
-KOKKOS_FORCEINLINE_FUNCTION void prefetch_along_i(const detail::oriented<AV, Trans>& m,
-                                                  const index_type i, const index_type k) {
+/// Asks the host's caches for the host_lanes entries of M from (i, k) along i (AlongI) or
+/// along k, ahead of their use (a hint: no effect on results; none in device code).
+template <bool AlongI, class AV, bool Trans>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_group(const detail::oriented<AV, Trans>& m,
+                                                const index_type i, const index_type k) {
 #if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
   constexpr index_type last = host_lanes - 1;
+  const index_type il = AlongI ? i + last : i, kl = AlongI ? k : k + last;
   if constexpr (Trans) {
     __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i));
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i + last));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, kl, il));
   } else {
     __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k));
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i + last, k));
-  }
-#else
-  (void)m, (void)i, (void)k;
-#endif
-}
-
-/// Asks the host's caches for the entry (i, k) of M ahead of its use (a hint: no effect on
-/// results; none in device code).
-template <class AV, bool Trans>
-KOKKOS_FORCEINLINE_FUNCTION void prefetch_along_k(const detail::oriented<AV, Trans>& m,
-                                                  const index_type i, const index_type k) {
-#if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
-  constexpr index_type last = host_lanes - 1;
-  if constexpr (Trans) {
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i));
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k + last, i));
-  } else {
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k));
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k + last));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, il, kl));
   }
 #else
   (void)m, (void)i, (void)k;
@@ -171,7 +153,7 @@ KOKKOS_INLINE_FUNCTION void rows_dot_double_double(const M& m, const X& x, const
   kacc::Impl::double_double_lanes<L, true> lanes(lane);
   for (; k + L <= k1; k += L) {
     Arith ms[L], xs[L];
-    if (k + prefetch_distance < k1) prefetch_along_k(m, i, k + prefetch_distance);
+    if (k + prefetch_distance < k1) prefetch_group<false>(m, i, k + prefetch_distance);
     m.template load_along_k<L>(i, k, ms);
     kacc::Impl::load_block<L>(x, k, xs);
     lanes.add_products(ms, xs);
@@ -224,7 +206,7 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
           index_type k = k0;
           for (; k + host_lanes <= k1; k += host_lanes) {
             Arith ms[host_lanes], xs[host_lanes];
-            if (k + prefetch_distance < k1) prefetch_along_k(m, i, k + prefetch_distance);
+            if (k + prefetch_distance < k1) prefetch_group<false>(m, i, k + prefetch_distance);
             m.template load_along_k<host_lanes>(i, k, ms);
             kacc::Impl::load_block<host_lanes>(x, k, xs);
             lanes.add_products(ms, xs);
@@ -337,7 +319,7 @@ void rows_axpy_host_exact(const std::string& label, const Exec& exec, const M& m
               if (g0 + L <= r1) {
                 m.template load_along_i<L>(g0, kb + j, ms);
                 // The same rows of the next block's column: a block ahead of their use.
-                if (kb + C + j < k1) prefetch_along_i(m, g0, kb + C + j);
+                if (kb + C + j < k1) prefetch_group<true>(m, g0, kb + C + j);
               } else {
                 for (int l = 0; l < L; ++l)  // rows past r1 read as zero
                   ms[l] = g0 + l < r1 ? convert<Arith>(m(g0 + l, kb + j)) : Arith(0);
