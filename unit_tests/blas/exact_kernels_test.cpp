@@ -85,9 +85,23 @@ void check_dot(double cond, const std::vector<double>& xv, const std::vector<dou
       << kacc::format_name<S>() << " cond " << cond << " n " << n;
 }
 
+// DOT of x stored as SX and y stored as SY.
+template <class Exec, class SX, class SY>
+void check_dot_mixed(double cond, const std::vector<double>& xv, const std::vector<double>& yv) {
+  auto x = make_vector<HostVec<SX>>(xv);
+  auto y = make_vector<HostVec<SY>>(yv);
+  const auto xs = stored(x), ys = stored(y);
+  const double ref = kacc_testing::exact_dot(xs.size(), xs.data(), ys.data()).rounded();
+  EXPECT_TRUE(same_double(ref, kacc::blas::dot<double, Exact>(Exec(), x, y)))
+      << kacc::format_name<SX>() << " . " << kacc::format_name<SY>() << " cond " << cond << " n "
+      << xs.size();
+}
+
 TYPED_TEST(ExactKernels, DotEqualsMpfr) {
   // Lengths around the lane count (16) and the host block (4096); long vectors at the
-  // largest condition number only.
+  // largest condition number only. fp32 and bf16 products are exact in fp64 (the lanes
+  // leave out the error terms); fp16 holds GenDot's exponents up to condition 1e8;
+  // fp32 . fp64 products are not exact.
   for (double cond : conditions)
     for (std::size_t n : {6u, 17u, 4097u, 40000u}) {
       if (n > 5000 && cond != 1e40) continue;
@@ -95,7 +109,40 @@ TYPED_TEST(ExactKernels, DotEqualsMpfr) {
       kacc_testing::gen_dot(n, cond, n, xv, yv);
       check_dot<TypeParam, double>(cond, xv, yv);
       check_dot<TypeParam, float>(cond, xv, yv);
+      check_dot<TypeParam, kacc::bf16>(cond, xv, yv);
+      check_dot_mixed<TypeParam, float, double>(cond, xv, yv);
     }
+  for (double cond : {1e3, 1e8})
+    for (std::size_t n : {17u, 4097u}) {
+      std::vector<double> xv, yv;
+      kacc_testing::gen_dot(n, cond, n + 5, xv, yv);
+      check_dot<TypeParam, kacc::fp16>(cond, xv, yv);
+    }
+}
+
+// Values over float's whole range (normal and subnormal, signed zeros), random signs.
+std::vector<double> float_range_values(std::size_t n, std::uint64_t seed) {
+  auto v = kacc_testing::wide_range_values(n, seed);
+  for (auto& e : v) {
+    int exponent;
+    const double f = std::frexp(e, &exponent);
+    // Exponents in (-150, 128): below FLT_MAX, down to float's subnormals.
+    e = static_cast<float>(std::ldexp(f, exponent > 0 ? exponent % 128 : exponent % 150));
+  }
+  return v;
+}
+
+TYPED_TEST(ExactKernels, DotOfFloatsOverTheirWholeRangeAndSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const std::size_t n = 3 + 700 * seed;
+    auto xv = float_range_values(n, seed), yv = float_range_values(n, seed + 50);
+    if (seed % 4 == 1) xv[n / 2] = inf;                    // inf
+    if (seed % 4 == 2) xv[n / 3] = inf, yv[n / 5] = -inf;  // inf - inf: NaN
+    if (seed % 4 == 3) yv[n - 1] = nan;
+    check_dot<TypeParam, float>(0, xv, yv);
+  }
 }
 
 TYPED_TEST(ExactKernels, DotOverTheWholeRangeAndSpecialValues) {
@@ -124,29 +171,36 @@ TYPED_TEST(ExactKernels, Nrm2IsTheSquareRootOfTheRoundedExactSumOfSquares) {
   }
 }
 
-// GEMV with op(A) an m x n matrix whose rows are ill-conditioned against x.
-template <class Exec, shape Shape, class S, class Layout>
-void check_gemv(bool trans, std::size_t m, std::size_t n, double cond) {
+// GEMV with op(A) an m x n matrix whose rows are ill-conditioned against x; A stored as S,
+// x as SX. Special values, when asked for, go to a few entries of A.
+template <class Exec, shape Shape, class S, class SX, class Layout>
+void check_gemv(bool trans, std::size_t m, std::size_t n, double cond, bool special = false) {
   std::vector<double> xv, M;
   kacc_testing::gen_dot_rows(m, n, cond, m + n, xv, M);
+  if (special) {
+    const double inf = std::numeric_limits<double>::infinity();
+    M[1 * n + n / 2] = inf;                                     // row 1: inf
+    M[2 * n + 1] = inf, M[2 * n + n - 1] = -inf;                // row 2: inf - inf = NaN
+    M[(m - 1) * n] = std::numeric_limits<double>::quiet_NaN();  // the last row: NaN
+  }
   // A holds op(A) transposed for "T".
   const std::size_t rows = trans ? n : m, cols = trans ? m : n;
   auto A = make_matrix<HostMat<S, Layout>>(op(M, m, n, trans), rows, cols);
-  auto x = make_vector<Plain>(xv);
+  auto x = make_vector<HostVec<SX>>(xv);
   Plain y("y", m);
   kacc::blas::Impl::gemv<double, Exact, Shape>("test_gemv", Exec(), trans, 1.0, A, x, 0.0, y);
   Exec().fence();
-  EXPECT_EQ(matvec_misses(op(stored(A), rows, cols, trans), m, n, xv, y), 0)
-      << (trans ? "T " : "N ") << kacc::format_name<S>() << " "
+  EXPECT_EQ(matvec_misses(op(stored(A), rows, cols, trans), m, n, stored(x), y), 0)
+      << (trans ? "T " : "N ") << kacc::format_name<S>() << " x " << kacc::format_name<SX>() << " "
       << kacc::Impl::layout_of<HostMat<S, Layout>>() << " " << m << "x" << n << " cond " << cond
-      << (Shape == shape::host ? " host shape" : " team shape");
+      << (special ? " with inf/NaN" : "") << (Shape == shape::host ? " host shape" : " team shape");
 }
 
-template <class Exec, shape Shape, class S>
-void check_gemv_all_cases(std::size_t m, std::size_t n, double cond) {
+template <class Exec, shape Shape, class S, class SX = double>
+void check_gemv_all_cases(std::size_t m, std::size_t n, double cond, bool special = false) {
   for (bool trans : {false, true}) {
-    check_gemv<Exec, Shape, S, Kokkos::LayoutLeft>(trans, m, n, cond);
-    check_gemv<Exec, Shape, S, Kokkos::LayoutRight>(trans, m, n, cond);
+    check_gemv<Exec, Shape, S, SX, Kokkos::LayoutLeft>(trans, m, n, cond, special);
+    check_gemv<Exec, Shape, S, SX, Kokkos::LayoutRight>(trans, m, n, cond, special);
   }
 }
 
@@ -156,6 +210,26 @@ TYPED_TEST(ExactKernels, GemvEqualsMpfrInBothShapesAndLayouts) {
   check_gemv_all_cases<TypeParam, shape::host, double>(100, 517, 1e40);
   check_gemv_all_cases<TypeParam, shape::host, float>(1100, 41, 1e20);
   check_gemv_all_cases<TypeParam, shape::team, double>(70, 133, 1e30);
+  // The column-walking host shape keeps 256 rows' expansions, walking 16 columns at a time:
+  // 300 rows (a second panel ending in a partial group of 16) and 77 columns (a partial
+  // block); condition 1e5 stays in the expansions, 1e40 needs the long accumulators.
+  check_gemv_all_cases<TypeParam, shape::host, double>(300, 77, 1e5);
+  check_gemv_all_cases<TypeParam, shape::host, double>(300, 77, 1e40);
+}
+
+TYPED_TEST(ExactKernels, GemvWithFloatValuedStorageEqualsMpfr) {
+  // fp32, bf16 and fp16 A and x: products exact in fp64, no error terms. fp32 A with fp64 x:
+  // products that are not exact.
+  for (double cond : {1e5, 1e20, 1e40}) {
+    check_gemv_all_cases<TypeParam, shape::host, float, float>(300, 77, cond);
+    check_gemv_all_cases<TypeParam, shape::host, kacc::bf16, kacc::bf16>(45, 290, cond);
+  }
+  check_gemv_all_cases<TypeParam, shape::host, kacc::fp16, kacc::fp16>(300, 77, 1e8);
+  check_gemv_all_cases<TypeParam, shape::host, float, double>(40, 300, 1e30);
+  check_gemv_all_cases<TypeParam, shape::team, float, float>(40, 300, 1e30);
+  // inf and NaN in fp32 storage: the finite check of exact products.
+  check_gemv_all_cases<TypeParam, shape::host, float, float>(300, 77, 1e5, true);
+  check_gemv_all_cases<TypeParam, shape::host, double>(300, 77, 1e5, true);
 }
 
 TYPED_TEST(ExactKernels, GemvPublicEntryPoint) {

@@ -295,3 +295,60 @@ TEST(QuadDouble, GemvAccumulator) {
 }
 
 }  // namespace
+
+namespace {
+
+// What GEMV with Arith = double, Acc = double_double promises bit for bit: each row's products
+// (FMA TwoProduct) added with accumulator_traits<double_double>::add_product in column
+// order (the column-walking host shape), or into 16 lanes by column modulo 16 and the lanes
+// joined pairwise (the row-summing host shape), then rounded to double.
+double double_double_row(const std::vector<double>& M, std::size_t n, std::size_t i,
+                         const std::vector<double>& x, bool lanes) {
+  using traits = kacc::accumulator_traits<double_double>;
+  double_double lane[16];
+  for (std::size_t k = 0; k < n; ++k)
+    traits::add_product(lane[lanes ? k % 16 : 0], M[i * n + k], x[k]);
+  for (int w = 8; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
+  return static_cast<double>(lane[0]);
+}
+
+template <class Layout>
+void check_gemv_bits(bool trans, std::size_t m, std::size_t n, bool special) {
+  std::vector<double> xv, M;
+  kacc_testing::gen_dot_rows(m, n, 1e25, m + 3 * n, xv, M);
+  if (special) {
+    const double inf = std::numeric_limits<double>::infinity();
+    M[1 * n + 7] = inf;                                // row 1: inf (not NaN)
+    M[2 * n + 1] = inf, M[2 * n + n - 1] = -inf;       // row 2: NaN
+    M[4 * n + 3] = 0x1p1000, M[4 * n + 5] = 0x1p1000;  // row 4: products that overflow
+  }
+  const std::size_t rows = trans ? n : m, cols = trans ? m : n;
+  Kokkos::View<double**, Layout, Kokkos::HostSpace> A("A", rows, cols);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t k = 0; k < n; ++k) (trans ? A(k, i) : A(i, k)) = M[i * n + k];
+  Kokkos::View<double*, Kokkos::HostSpace> x("x", n), y("y", m);
+  for (std::size_t k = 0; k < n; ++k) x(k) = xv[k];
+  kacc::blas::gemv<double, double_double>(Kokkos::DefaultHostExecutionSpace(), trans ? "T" : "N",
+                                          1.0, A, x, 0.0, y);
+  Kokkos::DefaultHostExecutionSpace().fence();
+  // Which host shape ran: the one that streams A.
+  const bool lanes = (std::is_same<Layout, Kokkos::LayoutRight>::value != trans);
+  int misses = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const double ref = double_double_row(M, n, i, xv, lanes);
+    if (!(ref == y(i) || (std::isnan(ref) && std::isnan(y(i))))) ++misses;
+  }
+  EXPECT_EQ(misses, 0) << (trans ? "T " : "N ") << (lanes ? "row-summing" : "column-walking")
+                       << " shape, " << m << "x" << n << (special ? " with inf/NaN/overflow" : "");
+}
+
+TEST(DoubleDouble, GemvBitsOfEachHostShape) {
+  for (bool trans : {false, true})
+    for (bool special : {false, true}) {
+      check_gemv_bits<Kokkos::LayoutLeft>(trans, 70, 203, special);
+      check_gemv_bits<Kokkos::LayoutRight>(trans, 70, 203, special);
+    }
+}
+
+}  // namespace

@@ -15,66 +15,72 @@ constexpr index_type dot_host_block = 4096;
 /// accumulator costs about a tenth of 4096 entries' products, so blocks are larger.
 constexpr index_type dot_exact_block = 32768;
 
+/// Entries per block of the host shape for Acc and arithmetic T.
+template <class Acc, class T>
+inline constexpr index_type dot_block_v =
+    kacc::Impl::uses_exact_lanes_v<Acc, T> ? dot_exact_block : dot_host_block;
+
+/// Adds x(i) y(i) for i in [i, i1) to sum: one block of the host shape. With exact<double>,
+/// the products go 16 at a time into exact lanes, which skip the FMA errors when both
+/// formats are float-valued; otherwise each block is a lane-split sum, formats with SIMD
+/// conversions on this host are converted block_stage entries at a time through block
+/// loads first, and double_double lanes sit side by side.
+template <class T, class Acc, class X, class Y>
+KOKKOS_INLINE_FUNCTION void dot_host_block_sum(const X& x, const Y& y, index_type i,
+                                               const index_type i1, Acc& sum) {
+  using traits = accumulator_traits<Acc>;
+  constexpr int L = host_lanes;
+  if constexpr (kacc::Impl::uses_exact_lanes_v<Acc, T>) {
+    kacc::Impl::exact_lanes<L, false, kacc::Impl::exact_products_v<format_t<X>, format_t<Y>>> lanes;
+    for (; i + L <= i1; i += L) {
+      T xs[L], ys[L];
+      kacc::Impl::load_block<L>(x, i, xs);
+      kacc::Impl::load_block<L>(y, i, ys);
+      lanes.add_products(xs, ys);
+    }
+    for (; i < i1; ++i) lanes.add_product(convert<T>(x(i)), convert<T>(y(i)));
+    lanes.add_into(sum);
+  } else {
+    Acc lane[L];
+    for (int l = 0; l < L; ++l) lane[l] = traits::zero();
+    i = dot_staged<T>(x, y, i, i1, lane);
+    if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, T>) {
+      kacc::Impl::double_double_lanes<L> lanes(lane);
+      for (; i + L <= i1; i += L) {
+        T xs[L], ys[L];
+        kacc::Impl::load_block<L>(x, i, xs);
+        kacc::Impl::load_block<L>(y, i, ys);
+        lanes.add_products(xs, ys);
+      }
+      lanes.store(lane);
+    }
+    for (; i + L <= i1; i += L)
+      for (int l = 0; l < L; ++l)
+        traits::add_product(lane[l], convert<T>(x(i + l)), convert<T>(y(i + l)));
+    for (int l = 0; i + l < i1; ++l)
+      traits::add_product(lane[l], convert<T>(x(i + l)), convert<T>(y(i + l)));
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
+    traits::join(sum, lane[0]);
+  }
+}
+
 /// sum_i x(i) y(i) for n > 0, accumulated in Acc, in the loop shape Shape. The host shape
-/// gives each thread blocks of dot_host_block entries; formats with SIMD conversions on
-/// this host are converted block_stage entries at a time through block loads first; the
-/// team shape lets Kokkos spread
-/// single entries over the device's threads (consecutive threads, consecutive entries).
+/// gives each thread blocks of dot_block_v entries (dot_host_block_sum); the team shape
+/// lets Kokkos spread single entries over the device's threads (consecutive threads,
+/// consecutive entries).
 template <class T, class Acc, shape Shape, class Exec, class X, class Y>
 Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
   using traits = accumulator_traits<Acc>;
   const index_type n = x.extent(0);
   Acc result = traits::zero();
-  if constexpr (Shape == shape::host && kacc::Impl::uses_exact_lanes_v<Acc, T>) {
-    constexpr int L = host_lanes;
-    const index_type blocks = (n + dot_exact_block - 1) / dot_exact_block;
+  if constexpr (Shape == shape::host) {
+    constexpr index_type B = dot_block_v<Acc, T>;
     Kokkos::parallel_reduce(
-        label, kacc::Impl::range(exec, 0, blocks),
+        label, kacc::Impl::range(exec, 0, (n + B - 1) / B),
         KOKKOS_LAMBDA(const index_type b, Acc& sum) {
-          const index_type i0 = b * dot_exact_block;
-          const index_type i1 = i0 + dot_exact_block < n ? i0 + dot_exact_block : n;
-          kacc::Impl::exact_lanes<L> lanes;
-          index_type i = i0;
-          for (; i + L <= i1; i += L) {
-            T xs[L], ys[L];
-            kacc::Impl::load_block<L>(x, i, xs);
-            kacc::Impl::load_block<L>(y, i, ys);
-            lanes.add_products(xs, ys);
-          }
-          for (; i < i1; ++i) lanes.add_product(convert<T>(x(i)), convert<T>(y(i)));
-          lanes.add_into(sum);
-        },
-        kacc::Impl::sum_reducer<Acc>(result));
-  } else if constexpr (Shape == shape::host) {
-    constexpr int L = host_lanes;
-    const index_type blocks = (n + dot_host_block - 1) / dot_host_block;
-    Kokkos::parallel_reduce(
-        label, kacc::Impl::range(exec, 0, blocks),
-        KOKKOS_LAMBDA(const index_type b, Acc& sum) {
-          const index_type i0 = b * dot_host_block;
-          const index_type i1 = i0 + dot_host_block < n ? i0 + dot_host_block : n;
-          Acc lane[L];
-          for (int l = 0; l < L; ++l) lane[l] = traits::zero();
-          index_type i = i0;
-          i = dot_staged<T>(x, y, i, i1, lane);
-          if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, T>) {
-            kacc::Impl::double_double_lanes<L> lanes(lane);
-            for (; i + L <= i1; i += L) {
-              T xs[L], ys[L];
-              kacc::Impl::load_block<L>(x, i, xs);
-              kacc::Impl::load_block<L>(y, i, ys);
-              lanes.add_products(xs, ys);
-            }
-            lanes.store(lane);
-          }
-          for (; i + L <= i1; i += L)
-            for (int l = 0; l < L; ++l)
-              traits::add_product(lane[l], convert<T>(x(i + l)), convert<T>(y(i + l)));
-          for (int l = 0; i + l < i1; ++l)
-            traits::add_product(lane[l], convert<T>(x(i + l)), convert<T>(y(i + l)));
-          for (int w = L / 2; w > 0; w /= 2)
-            for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
-          traits::join(sum, lane[0]);
+          const index_type i0 = b * B;
+          dot_host_block_sum<T>(x, y, i0, i0 + B < n ? i0 + B : n, sum);
         },
         kacc::Impl::sum_reducer<Acc>(result));
   } else {

@@ -251,10 +251,24 @@ template <class Acc, class T>
 inline constexpr bool uses_double_double_lanes_v =
     std::is_same<Acc, double_double>::value&& std::is_same<T, double>::value;
 
+/// Adds the double_double (p, e) to the double_double (hi, lo) by Alg. 6 without
+/// renormalize's selects for infinities and NaN: the same bits as double_double::operator+=
+/// while every sum stays finite. Once a sum is not, hi stays infinite or NaN (where
+/// operator+= might keep an infinity, this may give NaN), so a loop of these additions
+/// checks its sums at the end and adds again with operator+= when any is not finite.
+KOKKOS_INLINE_FUNCTION void add_finite(double& hi, double& lo, double p, double e) {
+  double sh, sl, th, tl, vh, vl;
+  eft::two_sum(hi, p, sh, sl);
+  eft::two_sum(lo, e, th, tl);
+  eft::fast_two_sum(sh, sl + th, vh, vl);
+  eft::fast_two_sum(vh, tl + vl, hi, lo);
+}
+
 /// W double_double sums side by side (his and los in arrays of their own), so that adding W
 /// products, each by accumulator_traits<double_double>::add_product's steps, is one loop the
 /// compiler vectorises; the same operations per lane, so the same bits as W separate sums.
-template <int W>
+/// With Finite, the additions are add_finite's: the caller checks finite() at the end.
+template <int W, bool Finite = false>
 struct double_double_lanes {
   /// The sums' leading parts.
   double hi[W];
@@ -273,11 +287,21 @@ struct double_double_lanes {
     for (int l = 0; l < W; ++l) {
       double p, e;
       eft::two_prod(a[l], b[l], p, e);
-      double_double sum(hi[l], lo[l]);
-      sum += double_double(p, e);
-      hi[l] = sum.hi;
-      lo[l] = sum.lo;
+      if constexpr (Finite) {
+        add_finite(hi[l], lo[l], p, e);
+      } else {
+        double_double sum(hi[l], lo[l]);
+        sum += double_double(p, e);
+        hi[l] = sum.hi;
+        lo[l] = sum.lo;
+      }
     }
+  }
+  /// Whether every sum is finite (with Finite: whether they are operator+='s bits).
+  KOKKOS_INLINE_FUNCTION bool finite() const {
+    int n = 0;
+    for (int l = 0; l < W; ++l) n += hi[l] - hi[l] == 0;
+    return n == W;
   }
   /// Writes the sums back to lane[0 .. W).
   KOKKOS_INLINE_FUNCTION void store(double_double* lane) const {

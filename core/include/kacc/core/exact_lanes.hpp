@@ -1,16 +1,27 @@
 #pragma once
 /// @file
 /// kacc::Impl::exact_lanes<W>: the host loop form of kacc::exact<double> for products taken W
-/// at a time. W lanes of floating-point expansions side by side, one set for the rounded
-/// products and one for their rounding errors, so each cascade of TwoSums is the same
+/// at a time. W lanes of floating-point expansions side by side, terms for the rounded
+/// products and terms for their rounding errors, so each cascade of TwoSums is the same
 /// branch-free operation on W doubles (it vectorises), and each lane's leading term carries
-/// the loop's only dependency from one group of W products to the next. Products outside the
-/// expansions' range, special values, and whatever an expansion cannot hold go to one
-/// exact<double> on the side, as exact<double>::add_product would send them. Every step is
-/// exact, so the sum is the same exact sum, however it is split.
+/// the loop's only dependency from one group of W products to the next. A cascade stops at
+/// the first term after which no lane has a remainder: on most data the later terms only
+/// ever add zeros. Products of two float-valued entries (fp32, fp16 or bf16 storage) are
+/// exact in double, so with ExactProducts the error terms and their cascade are left out at
+/// compile time. Products outside the expansions' range, special values, and whatever an
+/// expansion cannot hold go to one exact<double> on the side, as exact<double>::add_product
+/// would send them. Every step is exact, so the sum is the same exact sum, however it is
+/// split.
 
 #include <kacc/core/exact.hpp>
+#include <kacc/core/ieee_codec.hpp>
 #include <kacc/core/pragma_simd.hpp>
+
+#if defined(__AVX512F__) && !defined(KACC_DEVICE_PASS)
+#include <immintrin.h>
+/// The lane checks of exact_lanes use AVX-512 mask instructions.
+#define KACC_EXACT_LANES_AVX512
+#endif
 
 namespace kacc {
 namespace Impl {
@@ -20,48 +31,175 @@ template <class Acc, class T>
 inline constexpr bool uses_exact_lanes_v =
     std::is_same<Acc, exact<double>>::value&& std::is_same<T, double>::value;
 
-/// W lanes of exact sums of products of doubles (see the file comment). With Separate, the
-/// lanes are W separate sums (W rows of a matrix-vector product), each with its own
-/// long accumulator on the side; without, they are parts of one sum.
-template <int W, bool Separate = false>
-struct exact_lanes {
+/// Whether every value of an ieee_codec format is a float: at most 24 significant bits and
+/// exponents within float's, subnormals included (ExponentBits <= 8, MantissaBits <= 23).
+template <class Codec>
+struct codec_within_float : std::false_type {};
+template <int ExponentBits, int MantissaBits>
+struct codec_within_float<kacc::detail::ieee_codec<ExponentBits, MantissaBits>>
+    : std::integral_constant<bool, (ExponentBits <= 8 && MantissaBits <= 23)> {};
+
+/// Whether every value of the storage format Format is a float: fp32, fp16, bf16 and the
+/// float_formats within float. Scaled formats are not (a scale widens the significand).
+template <class Format, class = void>
+struct float_valued : std::is_same<Format, float> {};
+template <class Format>
+struct float_valued<Format, std::void_t<typename Format::codec>>
+    : codec_within_float<typename Format::codec> {};
+
+/// Whether the product of two entries stored as FA and FB, widened to double, is exact and,
+/// when finite, inside the expansions' range: both float-valued, so at most 48 significant
+/// bits and a magnitude in [2^-298, 2^256] (or zero). Such products need no error terms.
+template <class FA, class FB>
+inline constexpr bool exact_products_v = float_valued<FA>::value&& float_valued<FB>::value;
+
+/// Whether the W doubles x[l] are all zero (either sign). With AVX-512, one bit test of the
+/// OR of the lanes (compilers turn the portable loop into a scalar one).
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION bool lanes_all_zero(const double* x) {
+#if defined(KACC_EXACT_LANES_AVX512)
+  if constexpr (W % 8 == 0) {
+    __m512i bits = _mm512_castpd_si512(_mm512_loadu_pd(x));
+    for (int l = 8; l < W; l += 8)
+      bits = _mm512_or_si512(bits, _mm512_castpd_si512(_mm512_loadu_pd(x + l)));
+    return _mm512_test_epi64_mask(bits, _mm512_set1_epi64(0x7fffffffffffffffll)) == 0;
+  }
+#endif
+  std::uint64_t bits = 0;
+  for (int l = 0; l < W; ++l) bits |= kacc::bit_cast<std::uint64_t>(x[l]) << 1;
+  return bits == 0;
+}
+
+/// Whether the expansions take every product p[l] = a[l] b[l]: inside
+/// exact<double>::add_product's expansion range, or an exact zero (which adds nothing
+/// anywhere); with ExactProducts, whether every product is finite.
+template <bool ExactProducts, int W>
+KOKKOS_FORCEINLINE_FUNCTION bool lanes_in_range(const double* a, const double* b, const double* p) {
+  constexpr double lo = exact<double>::expansion_min_product, hi = exact<double>::expansion_max;
+#if defined(KACC_EXACT_LANES_AVX512)
+  if constexpr (W % 8 == 0) {
+    __mmask8 all = 0xff;
+    for (int l = 0; l < W; l += 8) {
+      const __m512d pl = _mm512_loadu_pd(p + l), m = _mm512_abs_pd(pl);
+      __mmask8 in = _mm512_cmp_pd_mask(m, _mm512_set1_pd(hi), _CMP_LE_OQ);
+      if constexpr (!ExactProducts) {
+        const __m512d zero = _mm512_setzero_pd();
+        in &= _mm512_cmp_pd_mask(m, _mm512_set1_pd(lo), _CMP_GE_OQ);
+        const __mmask8 factor_zero = _mm512_cmp_pd_mask(_mm512_loadu_pd(a + l), zero, _CMP_EQ_OQ) |
+                                     _mm512_cmp_pd_mask(_mm512_loadu_pd(b + l), zero, _CMP_EQ_OQ);
+        in |= _mm512_cmp_pd_mask(pl, zero, _CMP_EQ_OQ) & factor_zero;
+      }
+      all &= in;
+    }
+    return all == 0xff;
+  }
+#endif
+  int in_range = 0;
+  for (int l = 0; l < W; ++l) {
+    const double m = math::fabs(p[l]);
+    // Bitwise, not short-circuit, operators: no branch in the loop.
+    if constexpr (ExactProducts) {
+      in_range += m <= hi;  // false for inf and NaN
+    } else {
+      const bool zero = (p[l] == 0) & ((a[l] == 0) | (b[l] == 0));
+      in_range += ((m >= lo) & (m <= hi)) | zero;
+    }
+  }
+  return in_range == W;
+}
+
+/// Adds x[l] to lane l of the expansion of Terms terms at `terms` (term t of lane l at
+/// terms[t W + l]) by TwoSums, term by term, until no remainder is left (checked from the
+/// second term on). Returns whether a nonzero remainder is left in x after the last term.
+template <int Terms, int W>
+KOKKOS_FORCEINLINE_FUNCTION bool lanes_cascade(double* terms, double* x) {
+  for (int t = 0; t < Terms; ++t) {
+    double* term = terms + t * W;
+    KACC_PRAGMA_SIMD
+    for (int l = 0; l < W; ++l) {
+      const double e = term[l], v = x[l];
+      const double s = e + v, bb = s - e;
+      term[l] = s;
+      x[l] = (e - (s - bb)) + (v - bb);  // TwoSum: e + v = s + x[l] exactly
+    }
+    // The leading term's remainders (the rounding errors of the running sums) are rarely
+    // all zero: checking them costs more than it saves.
+    if (t >= 1 && t + 1 < Terms && lanes_all_zero<W>(x)) return false;
+  }
+  return !lanes_all_zero<W>(x);
+}
+
+/// p[l] = a[l] b[l] and, unless ExactProducts, e[l] = its rounding error (FMA). Returns
+/// whether the expansions take every product (lanes_in_range).
+template <bool ExactProducts, int W>
+KOKKOS_FORCEINLINE_FUNCTION bool lanes_products(const double* a, const double* b, double* p,
+                                                double* e) {
+  KACC_PRAGMA_SIMD
+  for (int l = 0; l < W; ++l) {
+    p[l] = a[l] * b[l];
+    if constexpr (!ExactProducts) e[l] = math::fma(a[l], b[l], -p[l]);
+  }
+  return lanes_in_range<ExactProducts, W>(a, b, p);
+}
+
+/// Terms of exact_lanes' expansions: product_terms for the rounded products, then
+/// error_terms for their rounding errors (none when the products are exact).
+template <bool ExactProducts>
+struct exact_lane_terms {
   /// Doubles per expansion of the rounded products: as exact<double>'s own.
   static constexpr int product_terms = exact<double>::expansion_terms;
   /// Doubles per expansion of the rounding errors: each error is below half an ulp of its
   /// product, so their sum spans fewer bits.
-  static constexpr int error_terms = 2;
+  static constexpr int error_terms = ExactProducts ? 0 : 2;
+  /// All terms of one lane.
+  static constexpr int terms = product_terms + error_terms;
+};
 
-  /// Expansions of the rounded products, term-major so a term of all lanes is contiguous.
-  double products[product_terms][W] = {};
-  /// Expansions of the products' rounding errors.
-  double errors[error_terms][W] = {};
+/// Adds a[l] b[l] to lane l of the expansions at `terms` (exact_lane_terms' layout, term t
+/// of lane l at terms[t W + l]) when the expansions hold them whole; returns false, with
+/// the expansions no longer of use, when something would have to go to a long accumulator.
+template <bool ExactProducts, int W>
+KOKKOS_FORCEINLINE_FUNCTION bool lanes_try_add_products(double* terms, const double* a,
+                                                        const double* b) {
+  using layout = exact_lane_terms<ExactProducts>;
+  double p[W], e[W];
+  if (!lanes_products<ExactProducts, W>(a, b, p, e)) return false;
+  if (lanes_cascade<layout::product_terms, W>(terms, p)) return false;
+  if constexpr (!ExactProducts) {
+    if (lanes_cascade<layout::error_terms, W>(terms + layout::product_terms * W, e)) return false;
+  }
+  return true;
+}
+
+/// W lanes of exact sums of products of doubles (see the file comment). With Separate, the
+/// lanes are W separate sums (W rows of a matrix-vector product), each with its own
+/// long accumulator on the side; without, they are parts of one sum. ExactProducts: every
+/// product added is exact in double (exact_products_v of the operands' formats).
+template <int W, bool Separate = false, bool ExactProducts = false>
+struct exact_lanes : exact_lane_terms<ExactProducts> {
+  using layout = exact_lane_terms<ExactProducts>;
+  using layout::error_terms;
+  using layout::product_terms;
+  using layout::terms;
+
+  /// The expansions, term-major so a term of all lanes is contiguous: product_terms terms
+  /// of the rounded products, then error_terms terms of their rounding errors.
+  double term[terms][W] = {};
   /// What the expansions do not take: one for all lanes, or one per lane when Separate.
   exact<double> rest[Separate ? W : 1];
   /// Whether anything went to rest (so add_into can leave it out).
   bool rest_used = false;
 
   /// Adds a[l] b[l] for l in [0, W) exactly.
-  KOKKOS_INLINE_FUNCTION void add_products(const double* a, const double* b) {
+  KOKKOS_FORCEINLINE_FUNCTION void add_products(const double* a, const double* b) {
     double p[W], e[W];
-    int in_range = 0;
-    for (int l = 0; l < W; ++l) {
-      p[l] = a[l] * b[l];
-      e[l] = math::fma(a[l], b[l], -p[l]);
-      const double m = math::fabs(p[l]);
-      // exact<double>::add_product's expansion range; an exact zero adds nothing anywhere.
-      // Bitwise, not short-circuit, operators: no branch in the loop, so it vectorises.
-      const bool representable =
-          (m >= exact<double>::expansion_min_product) & (m <= exact<double>::expansion_max);
-      const bool zero = (p[l] == 0) & ((a[l] == 0) | (b[l] == 0));
-      in_range += representable | zero;
-    }
-    if (in_range != W) {
+    if (!lanes_products<ExactProducts, W>(a, b, p, e)) {
       for (int l = 0; l < W; ++l) rest[Separate ? l : 0].add_product(a[l], b[l]);
       rest_used = true;
       return;
     }
-    cascade(products, p);
-    cascade(errors, e);
+    cascade<0, product_terms>(p);
+    if constexpr (!ExactProducts) cascade<product_terms, error_terms>(e);
   }
 
   /// Adds a product exactly (outside the groups of W: the end of a loop). One sum only.
@@ -75,54 +213,49 @@ struct exact_lanes {
   /// the same cascades, so only lane 0's terms go through acc's scalar path. One sum only.
   KOKKOS_INLINE_FUNCTION void add_into(exact<double>& acc) {
     static_assert(!Separate, "kacc::Impl::exact_lanes: add_into sums one sum's lanes");
-    fold(products);
-    fold(errors);
+    fold<0, product_terms>();
+    if constexpr (!ExactProducts) fold<product_terms, error_terms>();
     add_lane_into(0, acc);
+  }
+
+  /// The sum of all lanes, correctly rounded: add_into, with rest as the accumulator.
+  KOKKOS_INLINE_FUNCTION double value() {
+    static_assert(!Separate, "kacc::Impl::exact_lanes: value rounds one sum");
+    fold<0, product_terms>();
+    if constexpr (!ExactProducts) fold<product_terms, error_terms>();
+    for (int t = 0; t < terms; ++t) rest[0].add(term[t][0]);
+    return rest[0].value();
   }
 
   /// Adds lane l's sum to acc (exactly): with Separate, the sum of lane l.
   KOKKOS_INLINE_FUNCTION void add_lane_into(int l, exact<double>& acc) const {
-    for (int t = 0; t < product_terms; ++t) acc.add(products[t][l]);
-    for (int t = 0; t < error_terms; ++t) acc.add(errors[t][l]);
+    for (int t = 0; t < terms; ++t) acc.add(term[t][l]);
     if (rest_used) acc += rest[Separate ? l : 0];
   }
 
  private:
-  /// x[l] into the expansions by TwoSums, term by term; a nonzero remainder goes to rest.
-  template <int Terms>
-  KOKKOS_INLINE_FUNCTION void cascade(double (&expansion)[Terms][W], double* x) {
-    for (int t = 0; t < Terms; ++t) {
-      double* term = expansion[t];
-      KACC_PRAGMA_SIMD
-      for (int l = 0; l < W; ++l) {
-        const double e = term[l], v = x[l];
-        const double s = e + v, bb = s - e;
-        term[l] = s;
-        x[l] = (e - (s - bb)) + (v - bb);  // TwoSum: e + v = s + x[l] exactly
-      }
-    }
-    // Any nonzero remainder, sign aside: an integer OR, which vectorises as a reduction.
-    std::uint64_t spilled = 0;
-    for (int l = 0; l < W; ++l) spilled |= kacc::bit_cast<std::uint64_t>(x[l]) << 1;
-    if (spilled != 0) {
-      for (int l = 0; l < W; ++l)
-        if (x[l] != 0) rest[Separate ? l : 0].add_to_words(x[l]);
-      rest_used = true;
-    }
+  /// x[l] into terms [First, First + Count) by lanes_cascade; a nonzero remainder goes to
+  /// rest.
+  template <int First, int Count>
+  KOKKOS_FORCEINLINE_FUNCTION void cascade(double* x) {
+    if (!lanes_cascade<Count, W>(&term[First][0], x)) return;
+    for (int l = 0; l < W; ++l)
+      if (x[l] != 0) rest[Separate ? l : 0].add_to_words(x[l]);
+    rest_used = true;
   }
 
-  /// Adds lanes [w, 2w) into lanes [0, w), halving w down to 1, term by term through the
-  /// cascades; lanes [1, W) are zero afterwards.
-  template <int Terms>
-  KOKKOS_INLINE_FUNCTION void fold(double (&expansion)[Terms][W]) {
+  /// Adds lanes [w, 2w) of terms [First, First + Count) into lanes [0, w), halving w down
+  /// to 1, term by term through the cascades; lanes [1, W) are zero afterwards.
+  template <int First, int Count>
+  KOKKOS_INLINE_FUNCTION void fold() {
     for (int w = W / 2; w > 0; w /= 2) {
-      for (int t = 0; t < Terms; ++t) {
+      for (int t = First; t < First + Count; ++t) {
         double x[W];
         for (int l = 0; l < W; ++l) {
-          x[l] = l < w ? expansion[t][l + w] : 0.0;
-          if (l >= w && l < 2 * w) expansion[t][l] = 0;
+          x[l] = l < w ? term[t][l + w] : 0.0;
+          if (l >= w && l < 2 * w) term[t][l] = 0;
         }
-        cascade(expansion, x);
+        cascade<First, Count>(x);
       }
     }
   }

@@ -45,6 +45,21 @@ KOKKOS_INLINE_FUNCTION void add_four_products(Acc& acc, const T& a0, const T& b0
   }
 }
 
+/// The storage format of the matrix M (detail::oriented), void for other kinds of M.
+template <class M>
+struct matrix_format {
+  using type = void;
+};
+template <class AV, bool Trans>
+struct matrix_format<detail::oriented<AV, Trans>> {
+  using type = format_t<AV>;
+};
+
+/// Whether the products M(i, k) x(k) are exact in double (kacc::Impl::exact_products_v).
+template <class M, class X>
+inline constexpr bool exact_products_v =
+    kacc::Impl::exact_products_v<typename matrix_format<M>::type, format_t<X>>;
+
 /// Whether the host dot shape stages M and x through block loads: when either has SIMD
 /// conversions on this host.
 template <class M, class X>
@@ -99,6 +114,82 @@ KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type 
   return i;
 }
 
+/// Entries ahead of their use that the host loops with exact or double_double sums ask the
+/// caches for: their sums are slow enough that the hardware prefetchers fall behind.
+constexpr index_type prefetch_distance = 512;
+
+/// Asks the host's caches for the host_lanes entries of M from (i, k) along i (AlongI) or
+/// along k, ahead of their use (a hint: no effect on results; none in device code).
+template <bool AlongI, class AV, bool Trans>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_group(const detail::oriented<AV, Trans>& m,
+                                                const index_type i, const index_type k) {
+#if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
+  constexpr index_type last = host_lanes - 1;
+  const index_type il = AlongI ? i + last : i, kl = AlongI ? k : k + last;
+  if constexpr (Trans) {
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, kl, il));
+  } else {
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, il, kl));
+  }
+#else
+  (void)m, (void)i, (void)k;
+#endif
+}
+
+/// Adds M(i, k) x(k) for k in [k, k1) to the double_double sums lane[k % host_lanes] of the
+/// host dot shape, in the order of k (whole groups of host_lanes through double_double_lanes
+/// with add_finite, so they vectorise, then one by one). A row whose sums do not stay finite
+/// is summed again with double_double's checked additions: the bits are always those of
+/// adding each product to its lane with accumulator_traits<double_double>::add_product.
+template <class Arith, class M, class X>
+KOKKOS_INLINE_FUNCTION void rows_dot_double_double(const M& m, const X& x, const index_type i,
+                                                   const index_type k0, const index_type k1,
+                                                   double_double* lane) {
+  using traits = accumulator_traits<double_double>;
+  constexpr int L = host_lanes;
+  index_type k = k0;
+  kacc::Impl::double_double_lanes<L, true> lanes(lane);
+  for (; k + L <= k1; k += L) {
+    Arith ms[L], xs[L];
+    if (k + prefetch_distance < k1) prefetch_group<false>(m, i, k + prefetch_distance);
+    m.template load_along_k<L>(i, k, ms);
+    kacc::Impl::load_block<L>(x, k, xs);
+    lanes.add_products(ms, xs);
+  }
+  if (lanes.finite()) {
+    lanes.store(lane);
+  } else {
+    kacc::Impl::double_double_lanes<L> checked(lane);
+    for (k = k0; k + L <= k1; k += L) {
+      Arith ms[L], xs[L];
+      m.template load_along_k<L>(i, k, ms);
+      kacc::Impl::load_block<L>(x, k, xs);
+      checked.add_products(ms, xs);
+    }
+    checked.store(lane);
+  }
+  for (int l = 0; k + l < k1; ++l)
+    traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
+}
+
+/// The host dot shape with kacc::double_double: one thread per row, each row 16 sums side by
+/// side (rows_dot_double_double), joined pairwise at the end.
+template <class Arith, class Exec, class M, class X, class Out>
+void rows_dot_host_double_double(const std::string& label, const Exec& exec, const M& m,
+                                 index_type i0, index_type i1, index_type k0, index_type k1,
+                                 const X& x, const Out& out) {
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
+        double_double lane[host_lanes];
+        rows_dot_double_double<Arith>(m, x, i, k0, k1, lane);
+        for (int w = host_lanes / 2; w > 0; w /= 2)
+          for (int l = 0; l < w; ++l) lane[l] += lane[l + w];
+        out(i, static_cast<Arith>(lane[0]));
+      });
+}
+
 /// Host dot shape: one thread per row, each row a lane-split dot product so the inner
 /// loop vectorises without reassociation flags. Formats with SIMD conversions on this
 /// host are first converted block_stage entries at a time through block loads, because
@@ -108,21 +199,24 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
   using traits = accumulator_traits<Acc>;
   if constexpr (kacc::Impl::uses_exact_lanes_v<Acc, Arith>) {
+    constexpr bool exact_products = exact_products_v<M, X>;
     Kokkos::parallel_for(
         label, kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
-          kacc::Impl::exact_lanes<host_lanes> lanes;
+          kacc::Impl::exact_lanes<host_lanes, false, exact_products> lanes;
           index_type k = k0;
           for (; k + host_lanes <= k1; k += host_lanes) {
             Arith ms[host_lanes], xs[host_lanes];
+            if (k + prefetch_distance < k1) prefetch_group<false>(m, i, k + prefetch_distance);
             m.template load_along_k<host_lanes>(i, k, ms);
             kacc::Impl::load_block<host_lanes>(x, k, xs);
             lanes.add_products(ms, xs);
           }
           for (; k < k1; ++k) lanes.add_product(convert<Arith>(m(i, k)), convert<Arith>(x(k)));
-          Acc sum = traits::zero();
-          lanes.add_into(sum);
-          out(i, static_cast<Arith>(traits::result(sum)));
+          out(i, static_cast<Arith>(lanes.value()));
         });
+    return;
+  } else if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, Arith>) {
+    rows_dot_host_double_double<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
     return;
   }
   Kokkos::parallel_for(
@@ -131,16 +225,6 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
         for (int l = 0; l < host_lanes; ++l) lane[l] = traits::zero();
         index_type k = k0;
         k = rows_dot_staged<Arith>(m, x, i, k, k1, lane);
-        if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, Arith>) {
-          kacc::Impl::double_double_lanes<host_lanes> lanes(lane);
-          for (; k + host_lanes <= k1; k += host_lanes) {
-            Arith ms[host_lanes], xs[host_lanes];
-            m.template load_along_k<host_lanes>(i, k, ms);
-            kacc::Impl::load_block<host_lanes>(x, k, xs);
-            lanes.add_products(ms, xs);
-          }
-          lanes.store(lane);
-        }
         for (; k + host_lanes <= k1; k += host_lanes) {
           for (int l = 0; l < host_lanes; ++l)
             traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
@@ -164,61 +248,151 @@ index_type axpy_chunk_rows(const Exec& exec, const index_type rows) {
   return chunk < 16 ? 16 : chunk;
 }
 
-/// The host axpy shape with kacc::exact<double>: each thread owns a chunk of rows and takes
-/// them host_lanes at a time, their exact sums side by side (exact_lanes, one lane per row),
-/// walking all columns for one group so its expansions stay in registers; a group reads
-/// whole cache lines of each column.
+/// Groups of host_lanes rows in one panel of the host axpy shape with kacc::exact<double>.
+constexpr int exact_panel_groups = 16;
+/// Columns one group of that shape takes at a time, its expansions in registers.
+constexpr index_type exact_panel_columns = 16;
+
+/// Rows [g0, r1) (at most host_lanes) of the host axpy shape with kacc::exact<double>,
+/// walking all columns with the rows' exact sums side by side (exact_lanes, one lane per
+/// row, each with a long accumulator): what a group of rows falls back to when its
+/// expansions alone cannot hold its sums.
+template <class Arith, bool ExactProducts, class M, class X, class Out>
+KOKKOS_INLINE_FUNCTION void rows_axpy_group_exact(const M& m, const index_type g0,
+                                                  const index_type r1, const index_type k0,
+                                                  const index_type k1, const X& x, const Out& out) {
+  constexpr int L = host_lanes;
+  kacc::Impl::exact_lanes<L, true, ExactProducts> sums;
+  for (index_type k = k0; k < k1; ++k) {
+    const Arith xk = convert<Arith>(x(k));
+    Arith ms[L], xs[L];
+    // Rows past r1 read as zero and are never written.
+    for (int l = 0; l < L; ++l) {
+      ms[l] = g0 + l < r1 ? convert<Arith>(m(g0 + l, k)) : Arith(0);
+      xs[l] = xk;
+    }
+    sums.add_products(ms, xs);
+  }
+  for (int l = 0; l < L && g0 + l < r1; ++l) {
+    exact<double> row;
+    sums.add_lane_into(l, row);
+    out(g0 + l, static_cast<Arith>(row.value()));
+  }
+}
+
+/// The host axpy shape with kacc::exact<double>: each thread owns panels of
+/// exact_panel_groups groups of host_lanes rows and walks a panel's columns
+/// exact_panel_columns at a time; within such a block each group of rows keeps its exact
+/// sums side by side in registers (lanes_try_add_products, one lane per row), so a
+/// block reads contiguous stretches of each column. The expansions alone hold the sums
+/// on most data; a group whose sums would need a long accumulator (products out of range,
+/// special values, a cascade remainder) is summed again by rows_axpy_group_exact.
 template <class Arith, class Exec, class M, class X, class Out>
 void rows_axpy_host_exact(const std::string& label, const Exec& exec, const M& m, index_type i0,
                           index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
-  constexpr int L = host_lanes;
-  constexpr index_type chunk = 16 * L;
-  const index_type chunks = (i1 - i0 + chunk - 1) / chunk;
+  constexpr int L = host_lanes, G = exact_panel_groups;
+  constexpr bool exact_products = exact_products_v<M, X>;
+  constexpr int T = kacc::Impl::exact_lane_terms<exact_products>::terms;
+  constexpr index_type P = G * L, C = exact_panel_columns;
+  const index_type panels = (i1 - i0 + P - 1) / P;
   Kokkos::parallel_for(
-      label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type c) {
-        const index_type r0 = i0 + c * chunk;
-        const index_type r1 = r0 + chunk < i1 ? r0 + chunk : i1;
+      label, kacc::Impl::range(exec, 0, panels), KOKKOS_LAMBDA(const index_type c) {
+        const index_type r0 = i0 + c * P;
+        const index_type r1 = r0 + P < i1 ? r0 + P : i1;
         const int groups = static_cast<int>((r1 - r0 + L - 1) / L);
-        for (int g = 0; g < groups; ++g) {
-          kacc::Impl::exact_lanes<L, true> sums;
-          const index_type g0 = r0 + g * L;
-          // Rows past r1 read as zero and are never written.
-          const auto entry = [&](int l, index_type k) {
-            return g0 + l < r1 ? convert<Arith>(m(g0 + l, k)) : Arith(0);
-          };
-          index_type k = k0;
-          for (; k + 4 <= k1; k += 4) {
-            for (int j = 0; j < 4; ++j) {
-              const Arith xk = convert<Arith>(x(k + j));
+        double state[G][T][L] = {};
+        bool held[G];
+        for (int g = 0; g < G; ++g) held[g] = true;
+        for (index_type kb = k0; kb < k1; kb += C) {
+          const int nc = static_cast<int>(kb + C < k1 ? C : k1 - kb);
+          Arith xb[C];
+          for (int j = 0; j < nc; ++j) xb[j] = convert<Arith>(x(kb + j));
+          for (int g = 0; g < groups; ++g) {
+            if (!held[g]) continue;
+            const index_type g0 = r0 + g * L;
+            double terms[T][L];
+            for (int t = 0; t < T; ++t)
+              for (int l = 0; l < L; ++l) terms[t][l] = state[g][t][l];
+            bool ok = true;
+            for (int j = 0; j < nc && ok; ++j) {
               Arith ms[L], xs[L];
-              for (int l = 0; l < L; ++l) {
-                ms[l] = entry(l, k + j);
-                xs[l] = xk;
+              if (g0 + L <= r1) {
+                m.template load_along_i<L>(g0, kb + j, ms);
+                // The same rows of the next block's column: a block ahead of their use.
+                if (kb + C + j < k1) prefetch_group<true>(m, g0, kb + C + j);
+              } else {
+                for (int l = 0; l < L; ++l)  // rows past r1 read as zero
+                  ms[l] = g0 + l < r1 ? convert<Arith>(m(g0 + l, kb + j)) : Arith(0);
               }
-              sums.add_products(ms, xs);
+              for (int l = 0; l < L; ++l) xs[l] = xb[j];
+              ok = kacc::Impl::lanes_try_add_products<exact_products, L>(&terms[0][0], ms, xs);
             }
+            held[g] = ok;
+            for (int t = 0; t < T; ++t)
+              for (int l = 0; l < L; ++l) state[g][t][l] = terms[t][l];
           }
-          for (; k < k1; ++k) {
-            const Arith xk = convert<Arith>(x(k));
-            Arith ms[L], xs[L];
-            for (int l = 0; l < L; ++l) {
-              ms[l] = entry(l, k);
-              xs[l] = xk;
-            }
-            sums.add_products(ms, xs);
+        }
+        for (int g = 0; g < groups; ++g) {
+          const index_type g0 = r0 + g * L;
+          if (!held[g]) {
+            rows_axpy_group_exact<Arith, exact_products>(m, g0, r1, k0, k1, x, out);
+            continue;
           }
           for (int l = 0; l < L && g0 + l < r1; ++l) {
             exact<double> row;
-            sums.add_lane_into(l, row);
+            for (int t = 0; t < T; ++t) row.add(state[g][t][l]);
             out(g0 + l, static_cast<Arith>(row.value()));
           }
         }
       });
 }
 
+/// Adds M(r0 + r, k) x(k) for k in [k0, k1) to the double_double sums (hi[r], lo[r]) of rows
+/// r in [0, nr), in the order of k, with double_double's checked additions (Checked) or
+/// add_finite's. Rows side by side, so the loop over them vectorises; four columns per pass
+/// over the rows, so each sum is loaded and stored once per four products.
+template <bool Checked, class Arith, class M, class X>
+KOKKOS_INLINE_FUNCTION void rows_axpy_double_double(const M& m, const index_type r0,
+                                                    const index_type nr, const index_type k0,
+                                                    const index_type k1, const X& x, double* hi,
+                                                    double* lo) {
+  // The sum in locals while a row takes its products: stores through hi and lo might alias M.
+  const auto add = [](double& h, double& l, const Arith& a, const Arith& b) {
+    double p, e;
+    eft::two_prod(a, b, p, e);
+    if constexpr (Checked) {
+      double_double sum(h, l);
+      sum += double_double(p, e);
+      h = sum.hi;
+      l = sum.lo;
+    } else {
+      kacc::Impl::add_finite(h, l, p, e);
+    }
+  };
+  index_type k = k0;
+  for (; k + 4 <= k1; k += 4) {
+    const Arith x0 = convert<Arith>(x(k)), x1 = convert<Arith>(x(k + 1));
+    const Arith x2 = convert<Arith>(x(k + 2)), x3 = convert<Arith>(x(k + 3));
+    for (index_type r = 0; r < nr; ++r) {
+      double h = hi[r], l = lo[r];
+      add(h, l, convert<Arith>(m(r0 + r, k)), x0);
+      add(h, l, convert<Arith>(m(r0 + r, k + 1)), x1);
+      add(h, l, convert<Arith>(m(r0 + r, k + 2)), x2);
+      add(h, l, convert<Arith>(m(r0 + r, k + 3)), x3);
+      hi[r] = h;
+      lo[r] = l;
+    }
+  }
+  for (; k < k1; ++k) {
+    const Arith xk = convert<Arith>(x(k));
+    for (index_type r = 0; r < nr; ++r) add(hi[r], lo[r], convert<Arith>(m(r0 + r, k)), xk);
+  }
+}
+
 /// The host axpy shape with kacc::double_double: each thread owns a chunk of rows whose
-/// sums sit as his and los side by side, so the loop over the rows vectorises; each row adds
-/// its products in column order, as the generic shape does, so the bits are the same.
+/// sums sit as his and los side by side (rows_axpy_double_double); each row adds its
+/// products in column order, as the generic shape does, so the bits are the same. A chunk
+/// whose sums do not all stay finite is summed again with the checked additions.
 template <class Arith, class Exec, class M, class X, class Out>
 void rows_axpy_host_double_double(const std::string& label, const Exec& exec, const M& m,
                                   index_type i0, index_type i1, index_type k0, index_type k1,
@@ -231,16 +405,12 @@ void rows_axpy_host_double_double(const std::string& label, const Exec& exec, co
         const index_type nr = (r0 + chunk < i1 ? r0 + chunk : i1) - r0;
         double hi[host_chunk_rows], lo[host_chunk_rows];
         for (index_type r = 0; r < nr; ++r) hi[r] = lo[r] = 0;
-        for (index_type k = k0; k < k1; ++k) {
-          const Arith xk = convert<Arith>(x(k));
-          for (index_type r = 0; r < nr; ++r) {
-            double p, e;
-            eft::two_prod(convert<Arith>(m(r0 + r, k)), xk, p, e);
-            double_double sum(hi[r], lo[r]);
-            sum += double_double(p, e);
-            hi[r] = sum.hi;
-            lo[r] = sum.lo;
-          }
+        rows_axpy_double_double<false, Arith>(m, r0, nr, k0, k1, x, hi, lo);
+        index_type finite = 0;
+        for (index_type r = 0; r < nr; ++r) finite += hi[r] - hi[r] == 0;
+        if (finite != nr) {
+          for (index_type r = 0; r < nr; ++r) hi[r] = lo[r] = 0;
+          rows_axpy_double_double<true, Arith>(m, r0, nr, k0, k1, x, hi, lo);
         }
         for (index_type r = 0; r < nr; ++r)
           out(r0 + r, static_cast<Arith>(double_double(hi[r], lo[r])));

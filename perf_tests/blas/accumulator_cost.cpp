@@ -1,0 +1,222 @@
+// kacc-perf-accumulator-cost: what each accumulator of "Accuracy as a choice" costs in DOT and
+// GEMV ("N", LayoutLeft and LayoutRight), as the time relative to plain fp64 of the same kernel,
+// timed through the public kacc::blas::dot and gemv. Every variant runs once per repetition,
+// the variants interleaved, and the median is reported. Each line also prints a checksum of
+// the result's bits, so two builds can be compared bit for bit on the same thread count.
+//
+//   kacc-perf-accumulator-cost [--dot N] [--gemv N] [--reps R] [--clock wall|thread]
+//                              [--kernels dot,gemv-L,gemv-R]
+//
+// --clock thread times the CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), which
+// a loaded machine disturbs little: run it with one thread (OMP_NUM_THREADS=1), where the
+// calling thread does all the work. --clock wall (the default) is the figure for a quiet
+// machine with the issue's thread count.
+#include <kacc/blas/dot.hpp>
+#include <kacc/blas/gemv.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Host = Kokkos::DefaultHostExecutionSpace;
+using Exact = kacc::exact<double>;
+using DD = kacc::double_double;
+
+// Deterministic uniform [-1, 1] data.
+double hash_uniform(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed * 0x9e3779b97f4a7c15ull + i + 1;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1p-52 - 1.0;
+}
+
+bool thread_clock = false;
+
+double now() {
+  if (thread_clock) {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// FNV-1a over the bits of n doubles.
+std::uint64_t checksum(const double* v, std::size_t n) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t b;
+    std::memcpy(&b, v + i, sizeof b);
+    h = (h ^ b) * 0x100000001b3ull;
+  }
+  return h;
+}
+
+struct variant {
+  std::string kernel, config;
+  std::function<std::uint64_t()> run;  // returns the result's checksum
+  std::vector<double> times;
+  std::uint64_t sum = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void add_dot(std::vector<variant>& out, std::int64_t n) {
+  Kokkos::View<double*, Kokkos::HostSpace> x64("x64", n), y64("y64", n);
+  Kokkos::View<float*, Kokkos::HostSpace> x32("x32", n), y32("y32", n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    x64(i) = hash_uniform(1, i);
+    y64(i) = hash_uniform(2, i);
+    x32(i) = static_cast<float>(x64(i));
+    y32(i) = static_cast<float>(y64(i));
+  }
+  auto bits = [](double d) {
+    std::uint64_t b;
+    std::memcpy(&b, &d, sizeof b);
+    return b;
+  };
+  out.push_back({"dot", "fp64", [=] { return bits(kacc::blas::dot(Host(), x64, y64)); }, {}, 0});
+  out.push_back({"dot",
+                 "fp64+dd",
+                 [=] { return bits(kacc::blas::dot<double, DD>(Host(), x64, y64)); },
+                 {},
+                 0});
+  out.push_back({"dot",
+                 "fp64+exact",
+                 [=] { return bits(kacc::blas::dot<double, Exact>(Host(), x64, y64)); },
+                 {},
+                 0});
+  out.push_back({"dot",
+                 "fp64<-fp32+dd",
+                 [=] { return bits(kacc::blas::dot<double, DD>(Host(), x32, y32)); },
+                 {},
+                 0});
+  out.push_back({"dot",
+                 "fp64<-fp32+exact",
+                 [=] { return bits(kacc::blas::dot<double, Exact>(Host(), x32, y32)); },
+                 {},
+                 0});
+}
+
+template <class Layout>
+void add_gemv(std::vector<variant>& out, std::int64_t n, const std::string& name) {
+  Kokkos::View<double**, Layout, Kokkos::HostSpace> A64("A64", n, n);
+  Kokkos::View<float**, Layout, Kokkos::HostSpace> A32("A32", n, n);
+  Kokkos::View<double*, Kokkos::HostSpace> x64("x64", n), y("y", n);
+  Kokkos::View<float*, Kokkos::HostSpace> x32("x32", n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      A64(i, j) = hash_uniform(3, i * n + j);
+      A32(i, j) = static_cast<float>(A64(i, j));
+    }
+  for (std::int64_t i = 0; i < n; ++i) {
+    x64(i) = hash_uniform(4, i);
+    x32(i) = static_cast<float>(x64(i));
+  }
+  const std::size_t m = static_cast<std::size_t>(n);
+  auto done = [=] { return checksum(y.data(), m); };
+  out.push_back({name,
+                 "fp64",
+                 [=] {
+                   kacc::blas::gemv(Host(), "N", 1.0, A64, x64, 0.0, y);
+                   return done();
+                 },
+                 {},
+                 0});
+  out.push_back({name,
+                 "fp64+dd",
+                 [=] {
+                   kacc::blas::gemv<double, DD>(Host(), "N", 1.0, A64, x64, 0.0, y);
+                   return done();
+                 },
+                 {},
+                 0});
+  out.push_back({name,
+                 "fp64+exact",
+                 [=] {
+                   kacc::blas::gemv<double, Exact>(Host(), "N", 1.0, A64, x64, 0.0, y);
+                   return done();
+                 },
+                 {},
+                 0});
+  out.push_back({name,
+                 "fp64<-fp32+exact",
+                 [=] {
+                   kacc::blas::gemv<double, Exact>(Host(), "N", 1.0, A32, x32, 0.0, y);
+                   return done();
+                 },
+                 {},
+                 0});
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  std::int64_t dot_n = std::int64_t{1} << 27, gemv_n = 16384;
+  int reps = 7;
+  std::string kernels = "dot,gemv-L,gemv-R";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--dot" && has_value) {
+      dot_n = std::atoll(argv[++i]);
+    } else if (a == "--gemv" && has_value) {
+      gemv_n = std::atoll(argv[++i]);
+    } else if (a == "--reps" && has_value) {
+      reps = std::atoi(argv[++i]);
+    } else if (a == "--kernels" && has_value) {
+      kernels = argv[++i];
+    } else if (a == "--clock" && has_value) {
+      thread_clock = std::strcmp(argv[++i], "thread") == 0;
+    } else if (a.rfind("--kokkos", 0) != 0) {
+      std::fprintf(stderr,
+                   "usage: kacc-perf-accumulator-cost [--dot N] [--gemv N] [--reps R] "
+                   "[--clock wall|thread] [--kernels dot,gemv-L,gemv-R]\n");
+      return 2;
+    }
+  }
+  auto wanted = [&](const char* k) {
+    return ("," + kernels + ",").find(std::string(",") + k + ",") != std::string::npos;
+  };
+  std::vector<variant> vs;
+  if (wanted("dot")) add_dot(vs, dot_n);
+  if (wanted("gemv-L")) add_gemv<Kokkos::LayoutLeft>(vs, gemv_n, "gemv-L");
+  if (wanted("gemv-R")) add_gemv<Kokkos::LayoutRight>(vs, gemv_n, "gemv-R");
+  for (auto& v : vs) v.sum = v.run();  // warm-up
+  for (int r = 0; r < reps; ++r)
+    for (auto& v : vs) {
+      const double t0 = now();
+      const std::uint64_t s = v.run();
+      v.times.push_back(now() - t0);
+      if (s != v.sum)
+        std::printf("# %s %s: result changed between runs\n", v.kernel.c_str(), v.config.c_str());
+    }
+  std::printf("# threads %d, clock %s, %d repetitions, medians\n", Host().concurrency(),
+              thread_clock ? "thread-cpu" : "wall", reps);
+  std::printf("%-8s %-18s %12s %9s  %s\n", "kernel", "config", "seconds", "vs fp64", "checksum");
+  double base = 0;
+  for (auto& v : vs) {
+    const double t = median(v.times);
+    if (v.config == "fp64") base = t;
+    std::printf("%-8s %-18s %12.6f %9.3f  %016llx\n", v.kernel.c_str(), v.config.c_str(), t,
+                t / base, static_cast<unsigned long long>(v.sum));
+  }
+  return 0;
+}
