@@ -228,7 +228,7 @@ W rescale_workspace(const V& like, bool zeroed, std::index_sequence<R...>) {
 ///   triggers a rerun nor is cleared). When a write saturated, they run again into a
 ///   rescale_workspace_t, which is then stored into out with its scales re-picked
 ///   (detail::copy_converted). Kernels that read out's old values (`reads_out`: beta != 0,
-///   axpy, trsv's in-place b) find them in the workspace, decoded into it before the
+///   axpy, scal, trsv's in-place b) find them in the workspace, decoded into it before the
 ///   first run. The cost, for such views only: one int allocated, a fence and a read of
 ///   that int per call; with reads_out a read of out and a write of the workspace before
 ///   the first run; when something saturated, the kernels once more, two reads of the
