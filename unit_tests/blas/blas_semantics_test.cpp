@@ -1,10 +1,12 @@
 // BLAS semantics, argument validation and the smaller kernels (axpy, scal, nrm2).
 #include <kacc/blas/axpy.hpp>
 #include <kacc/blas/dot.hpp>
+#include <kacc/blas/gemm.hpp>
 #include <kacc/blas/gemv.hpp>
 #include <kacc/blas/nrm2.hpp>
 #include <kacc/blas/trsv.hpp>
 #include <kacc_testing/exec_spaces.hpp>
+#include <kacc_testing/rescaled.hpp>
 
 #include "blas_reference.hpp"
 
@@ -86,6 +88,168 @@ TEST(BlasSemantics, ScaledOutputsFlagOrThrowOnSaturation) {
   kacc::blas::gemv("N", 0.5, A, x, 0.0, t);  // 100: fits
   kacc::blas::scal(1.0, t);
   EXPECT_THROW(kacc::blas::scal(2.0, t), std::overflow_error);
+}
+
+// Under overflow::rescale_on_host a write that does not fit leaves the output holding the
+// result with re-picked scales (kacc_testing::expect_rescaled: the fp64 reference within
+// half a step, each scale the smallest power of two, the flag clear). The data are
+// integers, so the fp64 references are exact. Outputs that are read (axpy, scal, beta = 1,
+// trsv) hold values whose loss the results would show.
+template <class I>
+using RescaledVec =
+    kacc::View<double*, kacc::StoredAs<kacc::scaled<I>, kacc::overflow::rescale_on_host>>;
+
+TEST(BlasRescale, AxpyAndScalRescaleInsteadOfSaturating) {
+  auto y = make_vector<RescaledVec<std::int8_t>>({100, -3, 7, 51});  // scale 1
+  ASSERT_EQ(kacc_testing::scales_of(y), std::vector<double>{1.0});
+  kacc::blas::axpy(1.0, make_vector<Kokkos::View<double*>>({1, 1, 1, 1}), y);
+  EXPECT_EQ(stored(y), (std::vector<double>{101, -2, 8, 52})) << "fits: stored as it is";
+  EXPECT_EQ(kacc_testing::scales_of(y), std::vector<double>{1.0}) << "fits: scale kept";
+  EXPECT_FALSE(y.saturated());
+  kacc::blas::axpy(1.0, make_vector<Kokkos::View<double*>>({100, 1, 1, 1}), y);
+  kacc_testing::expect_rescaled(y, {201, -1, 9, 53});               // scale 2
+  auto x = make_vector<RescaledVec<std::int16_t>>({30000, -1, 3});  // scale 1
+  kacc::blas::scal(4.0, x);
+  kacc_testing::expect_rescaled(x, {120000, -4, 12});  // scale 4
+  kacc::blas::scal(0.0, x);
+  EXPECT_EQ(stored(x), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(kacc_testing::scales_of(x), std::vector<double>{4.0}) << "fits: scale kept";
+  // float arithmetic: the workspace computes in float too.
+  using FloatVec =
+      kacc::View<float*,
+                 kacc::StoredAs<kacc::scaled<std::int32_t>, kacc::overflow::rescale_on_host>>;
+  auto f = make_vector<FloatVec>({1e9, 3, -5});
+  kacc::blas::axpy(2.0f, make_vector<Kokkos::View<float*>>({1e9, 0, 0}), f);
+  kacc_testing::expect_rescaled(f, {3e9, 3, -5});
+}
+
+TEST(BlasRescale, GemvRescalesWithAndWithoutBeta) {
+  const auto A = make_matrix<Kokkos::View<double**>>({1e9, 1e9, 2, 3, 4, 5}, 3, 2);
+  const auto x = make_vector<Kokkos::View<double*>>({1, 1});
+  auto y = make_vector<RescaledVec<std::int32_t>>({2e9, 1, -5});  // scale 1
+  kacc::blas::gemv("N", 1.0, A, x, 1.0, y);
+  kacc_testing::expect_rescaled(y, {4e9, 6, 4});  // scale 2
+  kacc::blas::gemv("N", 0.5, A, x, 0.0, y);       // 1e9, 2.5, 4.5 fit at 2: kept
+  EXPECT_EQ(stored(y), (std::vector<double>{1e9, 2, 4}));
+  EXPECT_EQ(kacc_testing::scales_of(y), std::vector<double>{2.0});
+  auto yt = make_vector<RescaledVec<std::int8_t>>({1, 1});
+  kacc::blas::gemv("T", 1.0, make_matrix<Kokkos::View<double**>>({100, 1, 100, 2}, 2, 2), x, 0.0,
+                   yt);
+  kacc_testing::expect_rescaled(yt, {200, 3});
+}
+
+template <class CV>
+void check_gemm_rescales() {
+  const auto A = make_matrix<Kokkos::View<double**>>({1000, 0, 0, 1, 1, 1}, 3, 2);
+  const auto B = make_matrix<Kokkos::View<double**>>({40, 1, 2, 3, 5, 6, 7, 8}, 2, 4);
+  const std::vector<double> c0 = {1, 2, 3, 4, 5, 6, 7, 8, -9, 10, 11, 12};
+  auto C = make_matrix<CV>(c0, 3, 4);
+  const auto scales0 = kacc_testing::scales_of(C);
+  kacc::blas::gemm("N", "N", 0.0, A, B, 1.0, C);
+  EXPECT_EQ(stored(C), c0);
+  EXPECT_EQ(kacc_testing::scales_of(C), scales0) << "fits: scales kept";
+  kacc::blas::gemm("N", "N", 1.0, A, B, 1.0, C);
+  kacc_testing::expect_rescaled(C, {40001, 1002, 2003, 3004, 10, 12, 14, 16, 36, 17, 20, 23});
+  kacc::blas::gemm("N", "N", 2.0, A, B, 0.0, C);  // 80000 saturates again
+  kacc_testing::expect_rescaled(C, {80000, 2000, 4000, 6000, 10, 12, 14, 16, 90, 14, 18, 22});
+}
+
+TEST(BlasRescale, GemmRescalesPerRowAndPerColumn) {
+  using Int16R = kacc::StoredAs<kacc::scaled<std::int16_t>, kacc::overflow::rescale_on_host>;
+  check_gemm_rescales<kacc::View<double**, Kokkos::LayoutLeft, Int16R, kacc::ScalePerRow>>();
+  check_gemm_rescales<kacc::View<double**, Kokkos::LayoutRight, Int16R, kacc::ScalePerRow>>();
+  check_gemm_rescales<kacc::View<double**, Kokkos::LayoutLeft, Int16R, kacc::ScalePerColumn>>();
+  check_gemm_rescales<kacc::View<double**, Kokkos::LayoutRight, Int16R, kacc::ScalePerColumn>>();
+  check_gemm_rescales<kacc::View<double**, Kokkos::LayoutLeft, Int16R, kacc::OneScale>>();
+  // A block of rows of a per-row matrix owns its scales.
+  using PerRow = kacc::View<double**, Kokkos::LayoutLeft, Int16R, kacc::ScalePerRow>;
+  auto C = make_matrix<PerRow>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 3, 4);
+  const double row2_scale = kacc_testing::scales_of(C)[2];
+  auto block = kacc::subview(C, Kokkos::make_pair(0, 2), Kokkos::ALL);
+  kacc::blas::gemm("N", "N", 1.0, make_matrix<Kokkos::View<double**>>({1000, 0, 0, 1}, 2, 2),
+                   make_matrix<Kokkos::View<double**>>({40, 1, 2, 3, 5, 6, 7, 8}, 2, 4), 1.0,
+                   block);
+  kacc_testing::expect_rescaled(block, {40001, 1002, 2003, 3004, 10, 12, 14, 16});
+  EXPECT_EQ(kacc_testing::scales_of(C)[2], row2_scale);
+  const auto all = stored(C);
+  EXPECT_EQ(std::vector<double>(all.begin() + 8, all.end()), (std::vector<double>{9, 10, 11, 12}));
+}
+
+TEST(BlasRescale, TrsvRescalesTheSolution) {
+  // L x = b with 1 on the diagonal and -2 below it: x(i) = b(i) + 2 x(i - 1) = 2^(i+1) - 1.
+  const std::size_t n = 20;
+  std::vector<double> l(n * n, 0.0), want(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    l[i * n + i] = 1;
+    if (i > 0) l[i * n + i - 1] = -2;
+    want[i] = std::ldexp(1.0, static_cast<int>(i) + 1) - 1;
+  }
+  const auto L = make_matrix<Kokkos::View<double**>>(l, n, n);
+  auto b = make_vector<RescaledVec<std::int16_t>>(std::vector<double>(n, 1.0));
+  kacc::blas::trsv("L", "N", "N", L, b);
+  kacc_testing::expect_rescaled(b, want);
+}
+
+// A subview that shares its scales with entries outside it cannot re-pick them: writes
+// saturate and raise the flag. A column of a per-column matrix has its scale to itself.
+TEST(BlasRescale, SubviewsRescaleOnlyTheScalesTheyOwn) {
+  using M = kacc::View<double**, Kokkos::LayoutLeft,
+                       kacc::StoredAs<kacc::scaled<std::int16_t>, kacc::overflow::rescale_on_host>>;
+  const std::vector<double> m0 = {1, 2, 3, 4, 5, 6};
+  auto m = make_matrix<M>(m0, 3, 2);
+  const auto scales0 = kacc_testing::scales_of(m);
+  const auto big = make_vector<Kokkos::View<double*>>({1e6, 1e6});
+  kacc::blas::axpy(1.0, big, kacc::subview(m, 0, Kokkos::ALL));
+  EXPECT_TRUE(m.saturated()) << "a row shares its column scales: saturated and counted";
+  EXPECT_EQ(kacc_testing::scales_of(m), scales0);
+  const double top = 32767;
+  EXPECT_EQ(stored(m), (std::vector<double>{top * scales0[0], top * scales0[1], 3, 4, 5, 6}));
+  m = make_matrix<M>(m0, 3, 2);
+  kacc::blas::axpy(1.0, make_vector<Kokkos::View<double*>>({1e6, 0, 0}),
+                   kacc::subview(m, Kokkos::ALL, 1));
+  EXPECT_FALSE(m.saturated());
+  EXPECT_EQ(kacc_testing::scales_of(m)[0], scales0[0]) << "column 0 is not written";
+  kacc_testing::expect_rescaled(m, {1, 1e6 + 2, 3, 4, 5, 6});
+  // A row of a per-row matrix owns its scale; in LayoutLeft it is strided (the workspace
+  // is then LayoutLeft).
+  using PerRow =
+      kacc::View<double**, Kokkos::LayoutLeft,
+                 kacc::StoredAs<kacc::scaled<std::int16_t>, kacc::overflow::rescale_on_host>,
+                 kacc::ScalePerRow>;
+  auto p = make_matrix<PerRow>(m0, 3, 2);
+  const auto row_scales0 = kacc_testing::scales_of(p);
+  auto row = kacc::subview(p, 1, Kokkos::ALL);
+  static_assert(std::is_same<decltype(row)::array_layout, Kokkos::LayoutStride>::value,
+                "a row of a LayoutLeft matrix is strided");
+  kacc::blas::gemv("N", 1.0, make_matrix<Kokkos::View<double**>>({1e6, 0, 0, 1}, 2, 2),
+                   make_vector<Kokkos::View<double*>>({1, 1}), 1.0, row);
+  EXPECT_EQ(kacc_testing::scales_of(p)[0], row_scales0[0]);
+  EXPECT_EQ(kacc_testing::scales_of(p)[2], row_scales0[2]);
+  kacc_testing::expect_rescaled(p, {1, 2, 1e6 + 3, 5, 5, 6});
+}
+
+// NaN and infinity fit no scale: the finite results are re-scaled, the others stored as
+// under saturate (NaN as 0, inf as the largest value) and flagged.
+TEST(BlasRescale, NonFiniteResultsSaturateAndAreFlagged) {
+  auto y = make_vector<RescaledVec<std::int8_t>>({1, 2, 3});
+  const double inf = std::numeric_limits<double>::infinity();
+  kacc::blas::axpy(1.0, make_vector<Kokkos::View<double*>>({nan, 1000, inf}), y);
+  EXPECT_TRUE(y.saturated());
+  EXPECT_EQ(kacc_testing::scales_of(y), std::vector<double>{8.0});  // 1002 / 8 <= 127
+  EXPECT_EQ(stored(y), (std::vector<double>{0, 1000, 127 * 8}));
+}
+
+// The first run counts saturation in a flag of its own: what earlier writes left in the
+// view's flag is kept, and a re-scaled write does not raise it.
+TEST(BlasRescale, EarlierSaturationStaysCounted) {
+  auto y = make_vector<RescaledVec<std::int8_t>>({1, 2});
+  Kokkos::deep_copy(y.scale_state().saturated, 1);
+  kacc::blas::axpy(1.0, make_vector<Kokkos::View<double*>>({1000, 0}), y);
+  EXPECT_TRUE(y.saturated());
+  EXPECT_EQ(stored(y), (std::vector<double>{1000, 0}));  // 1001 / 8 -> 125, 2 / 8 -> 0
+  y.clear_saturated();
+  kacc::blas::axpy(1.0, make_vector<Kokkos::View<double*>>({10000, 0}), y);
+  kacc_testing::expect_rescaled(y, {11000, 0});
 }
 
 TEST(BlasSemantics, BetaZeroDoesNotReadY) {

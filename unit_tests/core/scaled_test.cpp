@@ -5,6 +5,7 @@
 // MPFR's ties-to-even rounding at every rounding boundary of int8 and on 10^7 random
 // values each for int16 and int32.
 #include <kacc/core.hpp>
+#include <kacc_testing/rescaled.hpp>
 
 #include <gtest/gtest.h>
 #include <mpfr.h>
@@ -496,6 +497,36 @@ TEST(Saturation, ThrowOnHostPolicyThrowsFromDeepCopy) {
         << e.what();
   }
   EXPECT_EQ(q(0, 1).get(), largest * q.scales()(1));
+}
+
+// deep_copy picks the scales from the data under every policy, so a rescale_on_host view
+// takes any finite data; a subview sharing its scales keeps them, saturates and counts
+// (no throw). Kernels of the user's own cannot re-scale: they saturate and count.
+TEST(Saturation, RescaleOnHostPolicyInDeepCopyAndUserKernels) {
+  using V = kacc::View<double**, Host, kacc::StoredAs<Int16s, kacc::overflow::rescale_on_host>>;
+  V q("q", 2, 2);
+  Kokkos::View<double**, Host> src("src", 2, 2);
+  src(0, 0) = 1.0;
+  src(1, 1) = -3.0;
+  kacc::deep_copy(q, src);
+  src(0, 0) = 1e6;
+  kacc::deep_copy(q, src);
+  kacc_testing::expect_rescaled(q, {1e6, 0, 0, -3});
+  const auto scales = kacc_testing::scales_of(q);
+  auto row = kacc::subview(q, 0, Kokkos::ALL);
+  Kokkos::View<double*, Host> row_src("row_src", 2);
+  row_src(1) = 8.0;  // column 1's scale (2^-13) holds up to 4
+  kacc::deep_copy(row, row_src);
+  EXPECT_TRUE(q.saturated());
+  EXPECT_EQ(kacc_testing::scales_of(q), scales);
+  EXPECT_EQ(q(0, 1).get(), largest * scales[1]);
+  kacc::View<float*, kacc::StoredAs<kacc::scaled<std::int8_t>, kacc::overflow::rescale_on_host>> r(
+      "r", 1000);
+  Kokkos::deep_copy(r.scales(), 0.25f);
+  write_entries(r, 2, 0);  // 1e6 everywhere
+  EXPECT_TRUE(r.saturated());
+  EXPECT_EQ(kacc_testing::scales_of(r), std::vector<double>{0.25});
+  EXPECT_EQ(r(999).get(), 127 * 0.25f);
 }
 
 // --- one rounding, ties to even, against MPFR ---------------------------------------------

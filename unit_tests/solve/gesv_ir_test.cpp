@@ -242,6 +242,13 @@ TEST(GesvIr, BadInput) {
     EXPECT_EQ(r.status.reason, ir_reason::nonfinite_input);
   }
   {
+    auto B = b;
+    B[3] = nan;  // ||b||_inf is NaN (blas's maximum propagates it), not a finite maximum
+    const auto r = solve(a, B, {});
+    EXPECT_EQ(r.status.outcome, ir_outcome::failed);
+    EXPECT_EQ(r.status.reason, ir_reason::nonfinite_input);
+  }
+  {
     auto A = a;
     for (std::size_t j = 0; j < n; ++j) A[3 * n + j] = 0;  // a zero row: singular
     const auto r = solve(A, b, {});

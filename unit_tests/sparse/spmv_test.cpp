@@ -5,6 +5,7 @@
 #include <kacc/sparse/ell_matrix.hpp>
 #include <kacc/sparse/spmv.hpp>
 #include <kacc_testing/exact.hpp>
+#include <kacc_testing/rescaled.hpp>
 #ifdef KACC_TEST_KOKKOSKERNELS
 #include <kacc/sparse/kokkoskernels.hpp>
 #endif
@@ -512,6 +513,69 @@ TEST(SparseSpmv, ScaledYFlagsOrThrowsOnSaturation) {
   kacc::View<double*, kacc::StoredAs<Int16s, kacc::overflow::throw_on_host>> t("t", 7);
   ks::spmv("N", 0.0, a, x, 0.0, t);
   EXPECT_THROW(ks::spmv("N", 1.0, a, x, 0.0, t), std::overflow_error);
+}
+
+namespace {
+// Integer entries (a long row, a short one, an empty one), so that with integer x every
+// product and sum is exact in fp64.
+ks::CooMatrix integer_matrix() {
+  ks::CooMatrix a;
+  a.num_rows = 4;
+  a.num_cols = 6;
+  auto add = [&](int i, int j, double v) {
+    a.row.push_back(i);
+    a.col.push_back(j);
+    a.val.push_back(v);
+  };
+  for (int j = 0; j < 6; ++j) add(0, j, j + 1);
+  add(1, 2, -3);
+  add(3, 0, 2);
+  add(3, 5, 7);
+  return a;
+}
+
+std::vector<double> plus(std::vector<double> a, const std::vector<double>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+  return a;
+}
+}  // namespace
+
+// Under overflow::rescale_on_host a y that does not hold the result gets new scales
+// (kacc_testing::expect_rescaled); beta = 1 shows the old y was used, and a result that
+// fits keeps the scale.
+TEST(SparseSpmv, RescaleOnHostRepicksTheScaleOfY) {
+  using Y = kacc::View<double*,
+                       kacc::StoredAs<kacc::scaled<std::int16_t>, kacc::overflow::rescale_on_host>>;
+  const auto coo = integer_matrix();
+  const auto a = ks::make_csr<double>(coo);
+  const std::vector<double> x = {1000, 2000, 3000, 4000, 5000, 6000}, y0 = {1, 2, 3, 4};
+  const auto ax = dense_product(coo, x, false);  // 91000, -9000, 0, 44000
+  auto xd = device_copy<Vec>(x, "x");
+  for (auto algo : {ks::SpmvAlgorithm::row, ks::SpmvAlgorithm::load_balanced}) {
+    SCOPED_TRACE(ks::algorithm_name(algo));
+    auto y = device_copy<Y>(y0, "y");
+    ks::spmv("N", 1.0, a, xd, 0.0, y, algo);
+    kacc_testing::expect_rescaled(y, ax);
+    y = device_copy<Y>(y0, "y");
+    ks::spmv("N", 1.0, a, xd, 1.0, y, algo);
+    kacc_testing::expect_rescaled(y, plus(ax, y0));
+    y = device_copy<Y>(y0, "y");
+    const auto scale0 = kacc_testing::scales_of(y);
+    auto unit = device_copy<Vec>({1, 0, 0, 0, 0, 0}, "unit");
+    ks::spmv("N", 1.0, a, unit, 1.0, y, algo);  // 2, 2, 3, 6: fits
+    EXPECT_EQ(host_copy(y), (std::vector<double>{2, 2, 3, 6}));
+    EXPECT_EQ(kacc_testing::scales_of(y), scale0);
+    EXPECT_FALSE(y.saturated());
+  }
+  const std::vector<double> xt = {1000, 2000, 3000, 4000};
+  const std::vector<double> yt0 = {30000, 1, 2, 3, 4, 5};  // scale 1
+  auto yt = device_copy<Y>(yt0, "yt");
+  const auto xtd = device_copy<Vec>(xt, "xt");
+  ks::spmv("T", 1.0, a, xtd, 1.0, yt);
+  kacc_testing::expect_rescaled(yt, plus(dense_product(coo, xt, true), yt0));
+  yt = device_copy<Y>(yt0, "yt");
+  ks::spmv("T", 0.0, a, xtd, 2.0, yt);  // alpha = 0: y = 2 y
+  kacc_testing::expect_rescaled(yt, {60000, 2, 4, 6, 8, 10});
 }
 
 TEST(SparseSpmv, ArgumentChecksNameArgumentsAndExtents) {

@@ -7,6 +7,30 @@
 
 namespace kacc {
 namespace blas {
+namespace Impl {
+
+/// y = y + alpha x in T after the argument checks.
+template <class T, class Exec, class X, class Y>
+void axpy(const std::string& label, const Exec& exec, const T& alpha, const X& x, const Y& y) {
+  using YV = typename Y::non_const_value_type;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const index_type i) {
+        y(i) = convert<YV>(convert<T>(y(i)) + alpha * convert<T>(x(i)));
+      });
+}
+
+/// x = alpha x in T (x = 0, not read, when alpha == 0) after the argument checks.
+template <class T, class Exec, class X>
+void scal(const std::string& label, const Exec& exec, const T& alpha, const X& x) {
+  using XV = typename X::non_const_value_type;
+  const bool zero = alpha == T(0);
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const index_type i) {
+        x(i) = convert<XV>(zero ? T(0) : alpha * convert<T>(x(i)));
+      });
+}
+
+}  // namespace Impl
 
 /// y = y + alpha * x, computed in Arith (default: common arithmetic type), rounded once to
 /// y's format. alpha == 0 and empty vectors leave y untouched (BLAS). Throws
@@ -16,7 +40,6 @@ template <class Arith = void, class Exec, class X, class Y,
 void axpy(const Exec& exec, const typename detail::arith_t<Arith, X, Y>& alpha, const X& x,
           const Y& y) {
   using T = detail::arith_t<Arith, X, Y>;
-  using YV = typename Y::non_const_value_type;
   static_assert(X::rank == 1 && Y::rank == 1, "kacc::blas::axpy: x and y must be rank 1");
   KACC_REQUIRE_ACCESSIBLE(Exec, X, "kacc::blas::axpy", "x");
   KACC_REQUIRE_ACCESSIBLE(Exec, Y, "kacc::blas::axpy", "y");
@@ -24,13 +47,11 @@ void axpy(const Exec& exec, const typename detail::arith_t<Arith, X, Y>& alpha, 
     detail::fail("axpy", "x has extents " + detail::extents_of(x) + " but y has extents " +
                              detail::extents_of(y));
   if (alpha == T(0) || x.extent(0) == 0) return;
-  Kokkos::parallel_for(
-      std::string("kacc::blas::axpy[x=") + detail::format_of<X>() + ",y=" + detail::format_of<Y>() +
-          ",arith=" + format_name<T>() + "]",
-      kacc::Impl::range(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const index_type i) {
-        y(i) = convert<YV>(convert<T>(y(i)) + alpha * convert<T>(x(i)));
-      });
-  kacc::Impl::throw_if_saturated("kacc::blas::axpy", "y", exec, y);
+  const std::string label = std::string("kacc::blas::axpy[x=") + detail::format_of<X>() +
+                            ",y=" + detail::format_of<Y>() + ",arith=" + format_name<T>() + "]";
+  kacc::Impl::write_with_overflow_policy(
+      "kacc::blas::axpy", "y", exec, y, true,
+      [&](const auto& out) { Impl::axpy<T>(label, exec, alpha, x, out); });
 }
 
 /// axpy in y's default execution space instance, fenced.
@@ -47,17 +68,13 @@ void axpy(const typename detail::arith_t<Arith, X, Y>& alpha, const X& x, const 
 template <class Arith = void, class Exec, class X, class Enable = std::enable_if_t<is_view_v<X>>>
 void scal(const Exec& exec, const typename detail::arith_t<Arith, X>& alpha, const X& x) {
   using T = detail::arith_t<Arith, X>;
-  using XV = typename X::non_const_value_type;
   static_assert(X::rank == 1, "kacc::blas::scal: x must be rank 1");
   KACC_REQUIRE_ACCESSIBLE(Exec, X, "kacc::blas::scal", "x");
-  const bool zero = alpha == T(0);
-  Kokkos::parallel_for(
-      std::string("kacc::blas::scal[x=") + detail::format_of<X>() + ",arith=" + format_name<T>() +
-          "]",
-      kacc::Impl::range(exec, 0, x.extent(0)), KOKKOS_LAMBDA(const index_type i) {
-        x(i) = convert<XV>(zero ? T(0) : alpha * convert<T>(x(i)));
-      });
-  kacc::Impl::throw_if_saturated("kacc::blas::scal", "x", exec, x);
+  const std::string label = std::string("kacc::blas::scal[x=") + detail::format_of<X>() +
+                            ",arith=" + format_name<T>() + "]";
+  kacc::Impl::write_with_overflow_policy(
+      "kacc::blas::scal", "x", exec, x, alpha != T(0),
+      [&](const auto& out) { Impl::scal<T>(label, exec, alpha, out); });
 }
 
 /// scal in x's default execution space instance, fenced.

@@ -4,6 +4,7 @@
 /// type), kernel labels and argument checks. The kernels themselves are in impl/.
 
 #include <kacc/core/block_load.hpp>
+#include <kacc/core/view_algorithms.hpp>
 
 #include <cstdint>
 #include <stdexcept>

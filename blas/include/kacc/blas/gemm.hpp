@@ -257,9 +257,11 @@ void gemm(const Exec& exec, const char transA[], const char transB[],
                             ",A=" + detail::format_of<AV>() + "/" + detail::layout_of<AV>() +
                             ",B=" + detail::format_of<BV>() + "/" + detail::layout_of<BV>() +
                             ",C=" + detail::format_of<CV>() + detail::arith_suffix<T, Ac>();
-  Impl::gemm<T, Ac, kacc::Impl::default_shape_v<Exec>>(label, exec, ta != 'N', tb != 'N', alpha, A,
-                                                       B, beta, C);
-  kacc::Impl::throw_if_saturated("kacc::blas::gemm", "C", exec, C);
+  kacc::Impl::write_with_overflow_policy(
+      "kacc::blas::gemm", "C", exec, C, beta != T(0), [&](const auto& out) {
+        Impl::gemm<T, Ac, kacc::Impl::default_shape_v<Exec>>(label, exec, ta != 'N', tb != 'N',
+                                                             alpha, A, B, beta, out);
+      });
 }
 
 /// gemm in C's default execution space instance, fenced.

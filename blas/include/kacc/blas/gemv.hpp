@@ -70,9 +70,12 @@ void gemv(const Exec& exec, const char trans[],
   const std::string formats = std::string(",A=") + detail::format_of<AV>() + "/" +
                               detail::layout_of<AV>() + ",x=" + detail::format_of<X>() +
                               ",y=" + detail::format_of<Y>() + detail::arith_suffix<T, Ac>();
-  Impl::gemv<T, Ac, kacc::Impl::default_shape_v<Exec>>(
-      "kacc::blas::gemv[" + std::string(1, t) + formats, exec, tr, alpha, A, x, beta, y);
-  kacc::Impl::throw_if_saturated("kacc::blas::gemv", "y", exec, y);
+  const std::string label = "kacc::blas::gemv[" + std::string(1, t) + formats;
+  kacc::Impl::write_with_overflow_policy("kacc::blas::gemv", "y", exec, y, beta != T(0),
+                                         [&](const auto& out) {
+                                           Impl::gemv<T, Ac, kacc::Impl::default_shape_v<Exec>>(
+                                               label, exec, tr, alpha, A, x, beta, out);
+                                         });
 }
 
 /// gemv in y's default execution space instance, fenced.

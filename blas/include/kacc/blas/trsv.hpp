@@ -214,6 +214,30 @@ void trsv(const std::string& label, const Exec& exec, bool lower, bool unit, con
   }
 }
 
+/// b = op(A)^-1 b after the argument checks, b not empty: b is loaded into an
+/// Acc-typed workspace, solved there and rounded once into b.
+template <class T, class Acc, class Exec, class AV, class B>
+void trsv_in_place(const std::string& label, const Exec& exec, bool tr, bool lower, bool unit,
+                   const AV& A, const B& b) {
+  using WT = accumulated_t<Acc>;
+  using BV = typename B::non_const_value_type;
+  const index_type n = b.extent(0);
+  Kokkos::View<WT*, typename Exec::memory_space> w(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::blas::trsv_workspace"), n);
+  Kokkos::parallel_for(
+      label + "_load", kacc::Impl::range(exec, 0, n),
+      KOKKOS_LAMBDA(const index_type i) { w(i) = convert<WT>(convert<T>(b(i))); });
+  constexpr auto shape = kacc::Impl::default_shape_v<Exec>;
+  if (tr) {
+    trsv<T, Acc, shape, true>(label, exec, lower, unit, A, w);
+  } else {
+    trsv<T, Acc, shape, false>(label, exec, lower, unit, A, w);
+  }
+  Kokkos::parallel_for(
+      label + "_store", kacc::Impl::range(exec, 0, n),
+      KOKKOS_LAMBDA(const index_type i) { b(i) = convert<BV>(w(i)); });
+}
+
 }  // namespace Impl
 
 /// Solves op(A) x = b in place (b <- x) for triangular A: uplo "L"/"U" names the triangle
@@ -245,25 +269,12 @@ void trsv(const Exec& exec, const char uplo[], const char trans[], const char di
   const std::string label = std::string("kacc::blas::trsv[") + u + t + d +
                             ",A=" + detail::format_of<AV>() + "/" + detail::layout_of<AV>() +
                             ",b=" + detail::format_of<B>() + detail::arith_suffix<T, Ac>();
-  using WT = accumulated_t<Ac>;
-  using BV = typename B::non_const_value_type;
-  Kokkos::View<WT*, typename Exec::memory_space> w(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::blas::trsv_workspace"), n);
-  Kokkos::parallel_for(
-      label + "_load", kacc::Impl::range(exec, 0, n),
-      KOKKOS_LAMBDA(const index_type i) { w(i) = convert<WT>(convert<T>(b(i))); });
   const bool tr = t != 'N';
   const bool lower = (u == 'L') != tr;  // the triangle op(A) has
-  constexpr auto shape = kacc::Impl::default_shape_v<Exec>;
-  if (tr) {
-    Impl::trsv<T, Ac, shape, true>(label, exec, lower, d == 'U', A, w);
-  } else {
-    Impl::trsv<T, Ac, shape, false>(label, exec, lower, d == 'U', A, w);
-  }
-  Kokkos::parallel_for(
-      label + "_store", kacc::Impl::range(exec, 0, n),
-      KOKKOS_LAMBDA(const index_type i) { b(i) = convert<BV>(w(i)); });
-  kacc::Impl::throw_if_saturated("kacc::blas::trsv", "b", exec, b);
+  kacc::Impl::write_with_overflow_policy(
+      "kacc::blas::trsv", "b", exec, b, true, [&](const auto& out) {
+        Impl::trsv_in_place<T, Ac>(label, exec, tr, lower, d == 'U', A, out);
+      });
 }
 
 /// trsv in b's default execution space instance, fenced.

@@ -35,6 +35,20 @@ struct saturate {};
 /// blas and sparse kernels) throw std::overflow_error when the flag is set after they ran.
 /// Kernels cannot throw, so a kernel of the user's own reports through v.saturated().
 struct throw_on_host {};
+/// Scaled formats only: kacc's host entry points that write such a view (kacc::deep_copy,
+/// the blas and sparse kernels) leave it holding their result with its scales re-picked
+/// so that nothing saturates: each scale the smallest power of two that holds the entries
+/// it applies to (format_traits::scale_for, as kacc::deep_copy picks them), and the
+/// view's saturation flag not raised. The kernels run as under `saturate`; when something
+/// saturated, the entry point reruns them into a workspace of the view's arithmetic type
+/// and stores that with new scales (Impl::write_with_overflow_policy, which also gives the
+/// costs). A subview whose scales also cover entries outside it (a row of a per-column
+/// matrix) cannot change them: there writes saturate and raise the flag. A NaN or
+/// infinite result fits no scale: the scales are picked from the finite results, the
+/// non-finite ones stored as under `saturate` (NaN as 0, +-inf as +-largest), and the
+/// flag raised (kacc::deep_copy instead refuses non-finite data). A kernel of the user's
+/// own cannot re-scale: its writes saturate and raise the flag.
+struct rescale_on_host {};
 }  // namespace overflow
 
 /// View property naming the storage format: `kacc::View<double*, kacc::StoredAs<kacc::fp16>>`.

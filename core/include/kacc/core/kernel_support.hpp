@@ -3,7 +3,8 @@
 /// What every kacc kernel launch shares, in blas and sparse alike: 64-bit launch indices,
 /// the choice between the loop shapes for CPUs and for GPUs, the check that a view can be
 /// reached from the execution space that runs the kernel, the argument checks of the
-/// entry points (modes, aliasing) and the pieces of kernel labels.
+/// entry points (modes, aliasing), the overflow policies of the views they write and the
+/// pieces of kernel labels.
 
 #include <kacc/core/accumulator.hpp>
 #include <kacc/core/traits.hpp>
@@ -11,8 +12,20 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace kacc {
+
+namespace detail {
+/// dst(i...) = src(i...) converted to dst's arithmetic type, in exec; the extents are
+/// equal and both views reachable from exec. A scaled dst whose scales cover only its own
+/// entries first gets them re-picked from src's finite entries (format_traits::scale_for,
+/// as kacc::deep_copy picks them), so every finite entry fits, and a non-finite one
+/// saturates and raises dst's flag. Defined in view_algorithms.hpp (which every entry
+/// point's header includes), next to the deep_copy it shares its kernels with.
+template <class Exec, class Dst, class Src>
+void copy_converted(const Exec& exec, const Dst& dst, const Src& src);
+}  // namespace detail
 
 /// The index type of every kacc launch. Kokkos' default is 32-bit on CUDA and HIP, which
 /// would wrap (Kokkos 3.4) or abort (Kokkos 4) past 2^31 entries.
@@ -170,6 +183,91 @@ void throw_if_saturated(const std::string& where, const char* argument, const Ex
                                   "saturation flag is set; clear_saturated() resets it)");
       }
     }
+  }
+}
+
+/// Whether V is a kacc view whose overflow policy is Policy.
+template <class V, class Policy, bool = is_kacc_view_v<V>>
+struct has_overflow_policy : std::false_type {};
+template <class V, class Policy>
+struct has_overflow_policy<V, Policy, true> : std::is_same<typename V::overflow_policy, Policy> {};
+
+/// T with Rank pointers: the data type of a View of rank Rank with run-time extents.
+template <class T, unsigned Rank>
+struct dynamic_data {
+  using type = typename dynamic_data<T, Rank - 1>::type*;
+};
+template <class T>
+struct dynamic_data<T, 0> {
+  using type = T;
+};
+
+/// What overflow::rescale_on_host reruns a kernel into: a Kokkos View of V's arithmetic
+/// type and rank in V's memory space and layout (LayoutLeft for a strided V), so the
+/// kernel computes and rounds every entry as it does for V, up to the final encode.
+template <class V>
+using rescale_workspace_t = Kokkos::View<
+    typename dynamic_data<typename V::non_const_value_type, rank_v<V>>::type,
+    std::conditional_t<std::is_same<typename V::array_layout, Kokkos::LayoutStride>::value,
+                       Kokkos::LayoutLeft, typename V::array_layout>,
+    typename V::memory_space>;
+
+/// A rescale_workspace_t<V> W with the extents of `like`, zero-filled or not.
+template <class W, class V, std::size_t... R>
+W rescale_workspace(const V& like, bool zeroed, std::index_sequence<R...>) {
+  const std::string label = "kacc::rescale_on_host::workspace";
+  return zeroed ? W(label, like.extent(R)...)
+                : W(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), like.extent(R)...);
+}
+
+/// Runs `write(out)`, the kernels by which the host entry point `where` writes its
+/// argument `out` (named `argument`), and applies out's overflow policy:
+/// - overflow::throw_on_host: throw_if_saturated afterwards.
+/// - overflow::rescale_on_host: the kernels first run into out as they are, counting
+///   saturation in a flag of their own (so what earlier writes left in out's flag neither
+///   triggers a rerun nor is cleared). When a write saturated, they run again into a
+///   rescale_workspace_t, which is then stored into out with its scales re-picked
+///   (detail::copy_converted). Kernels that read out's old values (`reads_out`: beta != 0,
+///   axpy, scal, trsv's in-place b) find them in the workspace, decoded into it before the
+///   first run. The cost, for such views only: one int allocated, a fence and a read of
+///   that int per call; with reads_out a read of out and a write of the workspace before
+///   the first run; when something saturated, the kernels once more, two reads of the
+///   workspace (scales, store) and a write of out. A subview whose scales also cover
+///   entries outside it (shared) cannot re-pick them: its writes saturate and raise out's
+///   flag, with nothing decoded or rerun.
+/// - any other policy: nothing.
+/// `write` receives views of two types, so it is a generic lambda, in which nvcc allows no
+/// device lambdas: it calls a named function that launches the kernels.
+template <class Exec, class V, class Write>
+void write_with_overflow_policy(const std::string& where, const char* argument, const Exec& exec,
+                                const V& out, bool reads_out, const Write& write) {
+  if constexpr (has_overflow_policy<V, overflow::rescale_on_host>::value) {
+    (void)where;
+    (void)argument;
+    using W = rescale_workspace_t<V>;
+    const auto dims = std::make_index_sequence<rank_v<V>>();
+    const auto& state = out.scale_state();
+    W work;
+    if (reads_out && !state.shared) {
+      work = rescale_workspace<W>(out, false, dims);
+      detail::copy_converted(exec, work, out);
+    }
+    const typename V::flag_view_type flag("kacc::rescale_on_host::saturated");
+    write(V(out.storage(), typename V::scale_state_type{state.scales, flag, state.shared}));
+    exec.fence();
+    int saturated = 0;
+    Kokkos::deep_copy(saturated, flag);
+    if (saturated == 0) return;
+    if (state.shared) {
+      Kokkos::deep_copy(state.saturated, 1);
+      return;
+    }
+    if (!reads_out) work = rescale_workspace<W>(out, true, dims);
+    write(work);
+    detail::copy_converted(exec, out, work);
+  } else {
+    write(out);
+    throw_if_saturated(where, argument, exec, out);
   }
 }
 

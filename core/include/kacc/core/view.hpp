@@ -173,6 +173,11 @@ struct view_types {
           !std::is_same<typename stored_as::overflow_policy, overflow::throw_on_host>::value,
       "kacc::overflow::throw_on_host applies to scaled formats only (the others have no "
       "saturation flag)");
+  static_assert(
+      is_scaled ||
+          !std::is_same<typename stored_as::overflow_policy, overflow::rescale_on_host>::value,
+      "kacc::overflow::rescale_on_host applies to scaled formats only (the others have no "
+      "scales)");
   using scale_view_type =
       Kokkos::View<std::conditional_t<is_const, const arithmetic_type, arithmetic_type>*,
                    Kokkos::LayoutRight, typename storage_view_type::device_type>;

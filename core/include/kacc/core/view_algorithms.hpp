@@ -193,13 +193,15 @@ struct convert_entries {
 
 // Largest magnitude in each slot k of src (the entries whose index in dimension SlotDim
 // is k), inf where one is not finite; reduces to the largest of all.
+// With finite_only, non-finite entries count as 0 instead.
 template <class Src, class T, class Memory, int SlotDim>
 struct slot_magnitudes {
   Src src;
   Kokkos::View<T*, Kokkos::LayoutRight, Memory> slot_max;
+  bool finite_only;
 
-  KOKKOS_INLINE_FUNCTION static T magnitude(const T x) {
-    return math::isfinite(x) ? math::fabs(x) : T(HUGE_VAL);
+  KOKKOS_INLINE_FUNCTION T magnitude(const T x) const {
+    return math::isfinite(x) ? math::fabs(x) : (finite_only ? T(0) : T(HUGE_VAL));
   }
   // |src| at the entry with index k in SlotDim and a, b in the other dimensions, in order.
   KOKKOS_INLINE_FUNCTION T at(index_type k, index_type a, index_type b) const {
@@ -234,9 +236,10 @@ struct slot_magnitudes {
 
 // Sets each of dst's scales to format_traits::scale_for the largest magnitude of the
 // entries of src it applies to. All-zero slots get scale 1; non-finite data throws and
-// leaves dst as it was.
+// leaves dst as it was, unless finite_only, which picks the scales from the finite
+// entries alone.
 template <class Exec, class Dst, class Src>
-void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
+void choose_scales(const Exec& exec, const Dst& dst, const Src& src, bool finite_only) {
   using T = arithmetic_t<Dst>;
   using Memory = typename Dst::memory_space;
   using traits = format_traits<format_t<Dst>>;
@@ -249,7 +252,7 @@ void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::deep_copy::scales"), slots);
   T worst = 0;
   Kokkos::parallel_reduce("kacc::deep_copy::scales", Impl::range(exec, 0, slots),
-                          slot_magnitudes<Src, T, Memory, slot_dim>{src, chosen},
+                          slot_magnitudes<Src, T, Memory, slot_dim>{src, chosen, finite_only},
                           Kokkos::Max<T>(worst));
   if (!(worst <= std::numeric_limits<T>::max()))
     throw std::invalid_argument(
@@ -267,6 +270,17 @@ void choose_scales(const Exec& exec, const Dst& dst, const Src& src) {
         });
     Kokkos::deep_copy(exec, scales, chosen);
   }
+}
+
+// Declared in kernel_support.hpp, for overflow::rescale_on_host.
+template <class Exec, class Dst, class Src>
+void copy_converted(const Exec& exec, const Dst& dst, const Src& src) {
+  if constexpr (format_traits<format_t<Dst>>::is_scaled) {
+    if (!dst.scale_state().shared) choose_scales(exec, dst, src, true);
+  }
+  for_each_index<Dst::rank>(std::string("kacc::copy_converted[") + format_name<format_t<Src>>() +
+                                "->" + format_name<format_t<Dst>>() + "]",
+                            exec, dst, convert_entries<Dst, Src>{dst, src});
 }
 
 template <class V>
@@ -342,7 +356,7 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
     // A subview that shares its scales with entries outside it keeps them: new scales
     // picked from its own data would silently change those other entries.
     if constexpr (dst_scaled) {
-      if (!dst.scale_state().shared) detail::choose_scales(exec, dst, src);
+      if (!dst.scale_state().shared) detail::choose_scales(exec, dst, src, false);
     }
     detail::for_each_index<Dst::rank>(std::string("kacc::deep_copy[") +
                                           format_name<format_t<Src>>() + "->" +

@@ -6,6 +6,7 @@
 /// an honest report of how it ended and a fallback to fp64 factors (as LAPACK's dsgesv).
 
 #include <kacc/blas/axpy.hpp>
+#include <kacc/blas/nrm2.hpp>
 #include <kacc/core/double_double.hpp>
 #include <kacc/solve/gesv_ir_engine.hpp>
 #include <kacc/solve/gesv_ir_gmres.hpp>
@@ -57,23 +58,16 @@ inline double power_of_two_below(double x) {
 
 namespace Impl {
 
-/// |a| as a double, with NaN mapped to +inf so that maxima and sums flag it.
+/// |a| as a double, with NaN mapped to +inf so that the row sums and row and column maxima
+/// below flag it (Kokkos::Max drops NaN).
 KOKKOS_INLINE_FUNCTION double magnitude(const double a) {
   return a == a ? (a < 0 ? -a : a) : HUGE_VAL;
 }
 
-/// ||v||_inf of a rank-1 view; +inf when v holds a NaN or an infinity.
+/// ||v||_inf of a rank-1 view: blas's maximum, NaN when v holds a NaN.
 template <class Exec, class V>
 double norm_inf(const Exec& exec, const V& v) {
-  double most = 0;
-  Kokkos::parallel_reduce(
-      "kacc::solve::norm_inf", kacc::Impl::range(exec, 0, v.extent(0)),
-      KOKKOS_LAMBDA(const index_type i, double& m) {
-        const double a = magnitude(convert<double>(v(i)));
-        if (a > m) m = a;
-      },
-      Kokkos::Max<double>(most));
-  return most;
+  return blas::Impl::max_magnitude<double>("kacc::solve::norm_inf", exec, v);
 }
 
 /// ||A||_inf (largest row sum of magnitudes); +inf when A holds a NaN or an infinity.
@@ -92,19 +86,13 @@ double matrix_norm_inf(const Exec& exec, const AV& A) {
   return most;
 }
 
-/// max |W(i,j)| of a plain matrix; +inf for NaN.
+/// max |W(i,j)| of a contiguous plain matrix, NaN when W holds a NaN: norm_inf of its
+/// entries as one vector.
 template <class Exec, class W>
 double max_abs(const Exec& exec, const W& w) {
-  const index_type m = w.extent(0);
-  double most = 0;
-  Kokkos::parallel_reduce(
-      "kacc::solve::max_abs", kacc::Impl::range(exec, 0, m * w.extent(1)),
-      KOKKOS_LAMBDA(const index_type e, double& mx) {
-        const double a = magnitude(w(e % m, e / m));
-        if (a > mx) mx = a;
-      },
-      Kokkos::Max<double>(most));
-  return most;
+  const Kokkos::View<const double*, typename W::memory_space, Kokkos::MemoryUnmanaged> entries(
+      w.data(), w.size());
+  return norm_inf(exec, entries);
 }
 
 /// Higham, Pranesh and Zounon's scaling of W in place: W <- mu R W S with R and S diagonal
@@ -277,7 +265,7 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
   double rn = nan;
   // The low-precision solve: returns why it was given up, or none.
   auto refine = [&]() {
-    if (Impl::max_abs(exec, W) > detail::largest_value(format))
+    if (!(Impl::max_abs(exec, W) <= detail::largest_value(format)))
       return ir_reason::narrowing_overflow;
     if (engine.factor(exec, W, format) != 0) return ir_reason::factorization_failed;
     Kokkos::deep_copy(exec, xw, bw);

@@ -403,13 +403,16 @@ void spmv(const Exec& exec, const char mode[], const Alpha& alpha, const Matrix&
   kacc::Impl::check_no_alias("kacc::sparse::spmv", "y", y, "the column indices of A", A.entries());
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
   if (y_len == 0) return;
-  if (a == T(0)) {
-    Impl::scale_y(Impl::kernel_label<T, Ac, Matrix, X, Y>("scale_y"), exec, b, y);
-    kacc::Impl::throw_if_saturated("kacc::sparse::spmv", "y", exec, y);
-    return;
-  }
-  Impl::spmv<T, Ac, kacc::Impl::default_shape_v<Exec>>(exec, trans, a, A, x, b, y, algorithm);
-  kacc::Impl::throw_if_saturated("kacc::sparse::spmv", "y", exec, y);
+  kacc::Impl::write_with_overflow_policy(
+      "kacc::sparse::spmv", "y", exec, y, b != T(0), [&](const auto& out) {
+        using Out = std::decay_t<decltype(out)>;
+        if (a == T(0)) {
+          Impl::scale_y(Impl::kernel_label<T, Ac, Matrix, X, Out>("scale_y"), exec, b, out);
+        } else {
+          Impl::spmv<T, Ac, kacc::Impl::default_shape_v<Exec>>(exec, trans, a, A, x, b, out,
+                                                               algorithm);
+        }
+      });
 }
 
 /// spmv in the matrix's default execution space instance, fenced.
