@@ -123,6 +123,18 @@ TEST(BlasRescale, AxpyAndScalRescaleInsteadOfSaturating) {
   kacc_testing::expect_rescaled(f, {3e9, 3, -5});
 }
 
+// A flag raised before the call (by a user's own kernel, say) does not make a write that
+// fits re-scale, and stays raised.
+TEST(BlasRescale, FlagRaisedBeforeTriggersNoRescale) {
+  auto y = make_vector<RescaledVec<std::int8_t>>({200, -4, 8, 52});  // scale 2
+  Kokkos::deep_copy(y.scale_state().saturated, 1);
+  kacc::blas::axpy(1.0, make_vector<Kokkos::View<double*>>({-100, 2, 2, 2}), y);
+  EXPECT_EQ(stored(y), (std::vector<double>{100, -2, 10, 54}));
+  // A re-scale would have picked 1.
+  EXPECT_EQ(kacc_testing::scales_of(y), std::vector<double>{2.0}) << "fits: scale kept";
+  EXPECT_TRUE(y.saturated());
+}
+
 TEST(BlasRescale, GemvRescalesWithAndWithoutBeta) {
   const auto A = make_matrix<Kokkos::View<double**>>({1e9, 1e9, 2, 3, 4, 5}, 3, 2);
   const auto x = make_vector<Kokkos::View<double*>>({1, 1});

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -233,6 +234,66 @@ TEST(BlockStore, OtherViewsStoreAsScalar) {
   Kokkos::View<kacc::bf16*, Host> plain("plain", 16);
   kacc::Impl::store_block<16>(plain, 0, in);
   for (int l = 0; l < 16; ++l) EXPECT_EQ(plain(l).bits, kacc::bf16(in[l]).bits) << l;
+}
+
+// Scaled vectors (one scale) store a block against that scale, read once, and raise the
+// saturation flag once: the same integers as entry-by-entry stores, and the flag raised
+// exactly when one of them would raise it. Values: ties (k + 1/2) of both parities, the
+// integer range's edges and beyond, infinities, NaN, subnormals, signed zeros.
+template <class Integer, class A>
+void check_single_scale_stores(const std::string& name) {
+  using V = kacc::View<A*, Host, kacc::StoredAs<kacc::scaled<Integer>>>;
+  constexpr int W = 16;
+  const double top = static_cast<double>(std::numeric_limits<Integer>::max());
+  const double scale = 0.125;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> xs = {0.0, -0.0, 4.9e-324, -4.9e-324, 1e-300, nan, inf, -inf};
+  for (double k : {0.0, 1.0, 2.0, 3.0, 100.0, top - 2, top - 1, top}) {
+    for (double d : {-0.5, 0.0, 0.5}) {
+      xs.push_back((k + d) * scale);
+      xs.push_back(-(k + d) * scale);
+    }
+  }
+  xs.push_back((top + 1) * scale);
+  xs.push_back(-(top + 1) * scale);
+  xs.push_back(1e30);
+  // Blocks that fit come first (so a block that fits is checked to leave the flag alone),
+  // then the whole sweep.
+  const double limit = std::ldexp(1.0, std::numeric_limits<Integer>::digits);
+  std::vector<double> fitting;
+  for (const double x : xs) {
+    const A a = static_cast<A>(x);
+    if (std::isfinite(a) && std::fabs(std::nearbyint(a / static_cast<A>(scale))) < limit) {
+      fitting.push_back(x);
+    }
+  }
+  for (const std::vector<double>* values : {&fitting, &xs}) {
+    const std::size_t n = (values->size() + W - 1) / W * W;
+    V block("block", n), scalar("scalar", n);
+    Kokkos::deep_copy(block.scales(), static_cast<A>(scale));
+    Kokkos::deep_copy(scalar.scales(), static_cast<A>(scale));
+    std::vector<A> in(n, A(0));
+    for (std::size_t i = 0; i < values->size(); ++i) in[i] = static_cast<A>((*values)[i]);
+    for (std::size_t i = 0; i < n; i += W) {
+      kacc::Impl::store_block<W>(block, static_cast<kacc::index_type>(i), in.data() + i);
+    }
+    for (std::size_t i = 0; i < n; ++i) scalar(i) = in[i];
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(block.storage()(i), scalar.storage()(i)) << name << ": value " << in[i];
+    }
+    EXPECT_EQ(block.saturated(), scalar.saturated()) << name;
+    EXPECT_EQ(block.saturated(), values == &xs) << name;
+  }
+}
+
+TEST(BlockStore, SingleScaleSameIntegersAndFlagAsScalar) {
+  check_single_scale_stores<std::int8_t, double>("int8s A=fp64");
+  check_single_scale_stores<std::int16_t, double>("int16s A=fp64");
+  check_single_scale_stores<std::int16_t, float>("int16s A=fp32");
+  check_single_scale_stores<std::int32_t, double>("int32s A=fp64");
+  check_single_scale_stores<std::int32_t, float>("int32s A=fp32");
+  check_single_scale_stores<std::int64_t, double>("int64s A=fp64");
 }
 
 // Which path this build tested: the SIMD one wherever the target has the instructions.

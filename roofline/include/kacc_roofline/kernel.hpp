@@ -141,8 +141,9 @@ inline constexpr bool supported_iterations(int k) {
 /// storage format. Formats with SIMD block conversions on this host (fp16 and bf16 on x86)
 /// convert through kacc's block loads and stores: a loop over their proxies vectorises
 /// only at the 2-byte entries' width, with the scalar encoder's 64-bit integer rounding,
-/// several times the instructions of vcvtph2ps / vcvtps2ph. The other formats keep plain
-/// loops, which compilers vectorise whole.
+/// several times the instructions of vcvtph2ps / vcvtps2ph. Scaled formats with one scale
+/// go through them too, so the block reads its scale once and raises the saturation flag
+/// once. The other formats keep plain loops, which compilers vectorise whole.
 template <class V, int Rounds>
 struct mix_kernel {
   using arith = kacc::arithmetic_t<V>;
@@ -179,10 +180,10 @@ struct mix_kernel {
     }
   }
 
-  /// a[w] = x(first + w): block loads where the format has SIMD conversions on this host,
-  /// the plain loop (which compilers vectorise whole) otherwise.
+  /// a[w] = x(first + w): block loads where the format has SIMD conversions on this host
+  /// or one scale, the plain loop (which compilers vectorise whole) otherwise.
   KOKKOS_INLINE_FUNCTION void load(const std::size_t first, arith (&a)[width]) const {
-    if constexpr (kacc::Impl::block_load_vectorised_v<V>) {
+    if constexpr (kacc::Impl::block_load_vectorised_v<V> || kacc::Impl::single_scale_v<V>) {
       kacc::Impl::load_block<width>(x, static_cast<kacc::index_type>(first), a);
     } else {
       for (int w = 0; w < width; ++w) a[w] = static_cast<arith>(x(first + w));
@@ -190,9 +191,9 @@ struct mix_kernel {
   }
 
   /// x(first + w) = a[w]: block stores where the format has SIMD conversions on this
-  /// host, the plain loop otherwise.
+  /// host or one scale, the plain loop otherwise.
   KOKKOS_INLINE_FUNCTION void store(const std::size_t first, const arith (&a)[width]) const {
-    if constexpr (kacc::Impl::block_store_vectorised_v<V>) {
+    if constexpr (kacc::Impl::block_store_vectorised_v<V> || kacc::Impl::single_scale_v<V>) {
       kacc::Impl::store_block<width>(x, static_cast<kacc::index_type>(first), a);
     } else {
       for (int w = 0; w < width; ++w) x(first + w) = a[w];

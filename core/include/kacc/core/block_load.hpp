@@ -366,9 +366,21 @@ KOKKOS_FORCEINLINE_FUNCTION auto storage_pointer(const V& v, const I&... i) {
   }
 }
 
+/// Whether V is a kacc view of a scaled format with one scale for all its entries (a
+/// vector's): its blocks load and store against that scale, read once per block.
+template <class V, bool = is_kacc_view_v<V>>
+struct single_scale : std::false_type {};
+template <class V>
+    struct single_scale<V, true> : std::integral_constant < bool,
+    V::is_scaled&& V::scale_axis<0> {};
+/// single_scale<V>::value.
+template <class V>
+inline constexpr bool single_scale_v = single_scale<V>::value;
+
 /// out[l] = convert<T>(v(i + l)) for l in [0, W), v of rank 1. Host code reads entries
-/// that lie consecutive in memory (stride 1) with block_codec; other strides, scaled
-/// formats and device code read them one by one. Same bits either way.
+/// that lie consecutive in memory (stride 1) with block_codec; scaled formats with one
+/// scale decode against it, read once; other strides and formats and device code read
+/// them one by one. Same bits either way.
 template <int W, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type i, T* out) {
 #if !defined(KACC_DEVICE_PASS)
@@ -379,7 +391,15 @@ KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type i, T* o
     }
   }
 #endif
-  for (int l = 0; l < W; ++l) out[l] = convert<T>(v(i + l));
+  if constexpr (single_scale_v<V>) {
+    using A = arithmetic_t<V>;
+    const A scale = v.scale_at(i);
+    for (int l = 0; l < W; ++l) {
+      out[l] = convert<T>(V::format_traits_type::template decode<A>(v.storage()(i + l), scale));
+    }
+  } else {
+    for (int l = 0; l < W; ++l) out[l] = convert<T>(v(i + l));
+  }
 }
 
 /// Whether block stores into V use SIMD conversions on this target: writable kacc views
@@ -396,8 +416,12 @@ inline constexpr bool block_store_vectorised_v = block_store_vectorised<V>::valu
 
 /// v(i + l) = in[l] for l in [0, W), v of rank 1, rounded as the view's own stores round
 /// (its overflow policy included). Host code writes entries of kacc views that lie
-/// consecutive in memory with block_codec when T is the view's arithmetic type; other
-/// views, strides and device code write them one by one. Same bits either way.
+/// consecutive in memory with block_codec when T is the view's arithmetic type. Scaled
+/// formats with one scale encode against it, read once, and raise the saturation flag
+/// once after the block when an entry did not fit (as the entries' own stores would):
+/// the conditional atomic store each entry's write makes keeps compilers from vectorising
+/// a loop of them. Other views, strides and device code write entries one by one. Same
+/// bits, and the same flag, either way.
 template <int W, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, const T* in) {
 #if !defined(KACC_DEVICE_PASS)
@@ -409,7 +433,21 @@ KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, con
     }
   }
 #endif
-  for (int l = 0; l < W; ++l) v(i + l) = convert<typename V::non_const_value_type>(in[l]);
+  if constexpr (single_scale_v<V>) {
+    using A = arithmetic_t<V>;
+    using traits = typename V::format_traits_type;
+    const A scale = v.scale_at(i);
+    int misfits = 0;  // an int: GCC does not vectorise a loop that ands bools
+    for (int l = 0; l < W; ++l) {
+      const A value = convert<A>(in[l]);
+      v.storage()(i + l) = traits::template encode<A>(value, scale);
+      misfits |= !traits::template fits<A>(value, scale);
+    }
+    int* const flag = v.scale_state().saturated.data();
+    if (misfits != 0 && flag != nullptr) kacc::detail::raise_flag(flag);
+  } else {
+    for (int l = 0; l < W; ++l) v(i + l) = convert<typename V::non_const_value_type>(in[l]);
+  }
 }
 
 /// out[l] = convert<T>(v(r + l, c)) (dim 0) or convert<T>(v(r, c + l)) (dim 1) for l in

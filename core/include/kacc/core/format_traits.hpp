@@ -199,18 +199,30 @@ struct format_traits<scaled<Integer>> {
   /// v / scale rounded to the nearest integer, ties to even (in the default rounding
   /// mode), saturated to [-largest, largest]; NaN gives 0. With a power-of-two scale
   /// (scale_for picks only such) the division is exact, so the rounding to an integer is
-  /// the only one. Selects rather than branches, so loops over it vectorise.
+  /// the only one. Selects rather than branches, so loops over it vectorise; where T holds
+  /// largest exactly (int8 and int16 in float or double, int32 in double) the selects are
+  /// a clamp in T, which compilers vectorise together with the conversion to Integer.
   template <class T>
   KOKKOS_INLINE_FUNCTION static Integer encode(T v, T scale) {
-    constexpr T limit = detail::integer_limit_v<T, Integer>;
     T rounded = math::nearbyint(v / scale);
-    const bool above = rounded >= limit;
-    const bool below = rounded <= -limit;
-    rounded = rounded == rounded && !above && !below ? rounded : T(0);
-    Integer s = static_cast<Integer>(rounded);
-    s = above ? largest : s;
-    s = below ? static_cast<Integer>(-largest) : s;
-    return s;
+    if constexpr (std::numeric_limits<Integer>::digits <= std::numeric_limits<T>::digits) {
+      constexpr T top = static_cast<T>(largest);
+      rounded = rounded == rounded ? rounded : T(0);
+      rounded = rounded > top ? top : rounded;
+      rounded = rounded < -top ? -top : rounded;
+      // Through int: GCC vectorises double -> int conversions, not double -> short ones.
+      using converted = std::conditional_t<(sizeof(Integer) < sizeof(int)), int, Integer>;
+      return static_cast<Integer>(static_cast<converted>(rounded));
+    } else {
+      constexpr T limit = detail::integer_limit_v<T, Integer>;
+      const bool above = rounded >= limit;
+      const bool below = rounded <= -limit;
+      rounded = rounded == rounded && !above && !below ? rounded : T(0);
+      Integer s = static_cast<Integer>(rounded);
+      s = above ? largest : s;
+      s = below ? static_cast<Integer>(-largest) : s;
+      return s;
+    }
   }
 
   /// Whether encode(v, scale) stores v rounded, rather than saturating (|v / scale| rounds

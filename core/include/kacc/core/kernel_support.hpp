@@ -224,16 +224,17 @@ W rescale_workspace(const V& like, bool zeroed, std::index_sequence<R...>) {
 /// argument `out` (named `argument`), and applies out's overflow policy:
 /// - overflow::throw_on_host: throw_if_saturated afterwards.
 /// - overflow::rescale_on_host: the kernels first run into out as they are, counting
-///   saturation in a flag of their own (so what earlier writes left in out's flag neither
-///   triggers a rerun nor is cleared). When a write saturated, they run again into a
+///   saturation in out's flag, cleared for them and restored afterwards (so what earlier
+///   writes left in it neither triggers a rerun nor is cleared). When a write saturated,
+///   they run again into a
 ///   rescale_workspace_t, which is then stored into out with its scales re-picked
 ///   (detail::copy_converted). Kernels that read out's old values (`reads_out`: beta != 0,
 ///   axpy, scal, trsv's in-place b) find them in the workspace, decoded into it before the
-///   first run. The cost, for such views only: one int allocated, a fence and a read of
-///   that int per call; with reads_out a read of out and a write of the workspace before
-///   the first run; when something saturated, the kernels once more, two reads of the
-///   workspace (scales, store) and a write of out. A subview whose scales also cover
-///   entries outside it (shared) cannot re-pick them: its writes saturate and raise out's
+///   first run. The cost, for such views only: a fence and two reads of the flag per
+///   call (and a write when it was raised before); with reads_out a read of out and a
+///   write of the workspace before the first run; when something saturated, the kernels once more,
+///   two reads of the workspace (scales, store) and a write of out. A subview whose scales also
+///   cover entries outside it (shared) cannot re-pick them: its writes saturate and raise out's
 ///   flag, with nothing decoded or rerun.
 /// - any other policy: nothing.
 /// `write` receives views of two types, so it is a generic lambda, in which nvcc allows no
@@ -252,19 +253,33 @@ void write_with_overflow_policy(const std::string& where, const char* argument, 
       work = rescale_workspace<W>(out, false, dims);
       detail::copy_converted(exec, work, out);
     }
-    const typename V::flag_view_type flag("kacc::rescale_on_host::saturated");
+    // The kernels count into out's own flag, cleared for them and restored after (a view
+    // built without one gets a flag for the call).
+    typename V::flag_view_type flag = state.saturated;
+    int raised_before = 0;
+    if (flag.is_allocated()) {
+      Kokkos::deep_copy(raised_before, flag);
+      if (raised_before != 0) Kokkos::deep_copy(flag, 0);
+    } else {
+      flag = typename V::flag_view_type("kacc::rescale_on_host::saturated");
+    }
     write(V(out.storage(), typename V::scale_state_type{state.scales, flag, state.shared}));
     exec.fence();
     int saturated = 0;
     Kokkos::deep_copy(saturated, flag);
-    if (saturated == 0) return;
-    if (state.shared) {
-      Kokkos::deep_copy(state.saturated, 1);
-      return;
+    int raised_after = saturated | raised_before;
+    if (saturated != 0 && !state.shared) {
+      if (!reads_out) work = rescale_workspace<W>(out, true, dims);
+      write(work);
+      // Storing with new scales raises the flag only for non-finite results.
+      if (flag.data() == state.saturated.data()) Kokkos::deep_copy(flag, 0);
+      detail::copy_converted(exec, out, work);
+      if (flag.data() == state.saturated.data()) Kokkos::deep_copy(saturated, flag);
+      raised_after = saturated | raised_before;
     }
-    if (!reads_out) work = rescale_workspace<W>(out, true, dims);
-    write(work);
-    detail::copy_converted(exec, out, work);
+    if (raised_after != saturated && state.saturated.is_allocated()) {
+      Kokkos::deep_copy(state.saturated, raised_after);
+    }
   } else {
     write(out);
     throw_if_saturated(where, argument, exec, out);
