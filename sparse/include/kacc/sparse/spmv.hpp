@@ -27,6 +27,8 @@
 /// adds is not fixed, so Acc does not apply to "T" (the sums are plain Arith sums).
 
 #include <kacc/core/block_load.hpp>
+#include <kacc/core/double_double.hpp>
+#include <kacc/core/exact_lanes.hpp>
 #include <kacc/core/kernel_support.hpp>
 #include <kacc/sparse/csr_matrix.hpp>
 #include <kacc/sparse/ell_matrix.hpp>
@@ -139,6 +141,115 @@ KOKKOS_INLINE_FUNCTION void csr_row_sum(const Values& values, const Entries& ent
   }
 }
 
+/// Rows side by side in the host CSR row kernel with double_double or exact<double> sums:
+/// independent sums, so their dependent additions overlap.
+constexpr int csr_row_lanes = 4;
+
+/// Row i's sum in Acc by accumulator_traits, product after product: what a row of the
+/// side-by-side kernels falls back to.
+template <class T, class Acc, class RowMap, class Values, class Entries, class X>
+KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values& values,
+                                            const Entries& entries, const X& x,
+                                            const index_type i) {
+  using traits = accumulator_traits<Acc>;
+  Acc sum = traits::zero();
+  for (index_type k = row_map(i); k < index_type(row_map(i + 1)); ++k)
+    traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
+  return static_cast<T>(traits::result(sum));
+}
+
+/// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR row kernel with exact<double>
+/// (T = double) or double_double (Acc) sums, one lane per row: the rows' first entries
+/// (as many as the shortest row has) side by side, then each row's rest on its own.
+/// exact<double>: each row's exact sum in a floating-point expansion of a few doubles
+/// (lanes_try_add_products, exact_lanes' terms), rounded by round_terms_to_nearest; rows
+/// whose expansion cannot hold their sum (products out of its range, special values, a
+/// cascade remainder) or whose rounding it leaves undecided are summed again by
+/// exact<double>: a row of a few entries need not clear and round a long accumulator.
+/// double_double: each sum by add_finite (double_double_lanes); a row whose sum is not
+/// finite is summed again by operator+=. Either way each row's result has the bits of
+/// accumulator_traits<Acc>'s sum of its products.
+template <class T, class Acc, bool ExactProducts, class RowMap, class Values, class Entries,
+          class X, class Y>
+KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const Values& values,
+                                                  const Entries& entries, const X& x,
+                                                  const index_type i0, const int nr, const T& alpha,
+                                                  const T& beta, const Y& y) {
+  constexpr int W = csr_row_lanes;
+  constexpr bool is_exact = std::is_same<Acc, exact<double>>::value;
+  constexpr int Terms = kacc::Impl::exact_lane_terms<ExactProducts>::terms;
+  index_type start[W], end[W];
+  index_type common = 0;
+  for (int l = 0; l < W; ++l) {
+    start[l] = l < nr ? index_type(row_map(i0 + l)) : 0;
+    end[l] = l < nr ? index_type(row_map(i0 + l + 1)) : 0;
+    if (l < nr && (l == 0 || end[l] - start[l] < common)) common = end[l] - start[l];
+  }
+  // Lanes past nr add 0 * 0, which changes no sum and is never written.
+  double a[W], b[W];
+  double terms[Terms][W] = {};
+  const double_double zero[W];
+  kacc::Impl::double_double_lanes<W, true> dd(zero);
+  bool held = true;
+  for (index_type j = 0; j < common && held; ++j) {
+    for (int l = 0; l < W; ++l) {
+      a[l] = l < nr ? convert<T>(values(start[l] + j)) : 0.0;
+      b[l] = l < nr ? convert<T>(x(entries(start[l] + j))) : 0.0;
+    }
+    if constexpr (is_exact) {
+      held = kacc::Impl::lanes_try_add_products<ExactProducts, W>(&terms[0][0], a, b);
+    } else {
+      dd.add_products(a, b);
+    }
+  }
+  for (int l = 0; l < nr; ++l) {
+    const index_type i = i0 + l;
+    T sum = 0;
+    bool done = held;
+    if constexpr (is_exact) {
+      double t[Terms];
+      for (int u = 0; u < Terms; ++u) t[u] = terms[u][l];
+      for (index_type k = start[l] + common; k < end[l] && done; ++k) {
+        const double ak = convert<T>(values(k)), bk = convert<T>(x(entries(k)));
+        done = kacc::Impl::lanes_try_add_products<ExactProducts, 1>(t, &ak, &bk);
+      }
+      done = done && kacc::Impl::round_terms_to_nearest<Terms>(t, sum);
+    } else {
+      double hi = dd.hi[l], lo = dd.lo[l];
+      for (index_type k = start[l] + common; k < end[l]; ++k) {
+        double p, e;
+        eft::two_prod(convert<T>(values(k)), convert<T>(x(entries(k))), p, e);
+        kacc::Impl::add_finite(hi, lo, p, e);
+      }
+      done = hi - hi == 0;
+      sum = static_cast<T>(double_double(hi, lo));
+    }
+    if (!done) sum = csr_row_traits_sum<T, Acc>(row_map, values, entries, x, i);
+    update(y, i, alpha, sum, beta);
+  }
+}
+
+/// The host CSR row kernel with exact<double> or double_double sums (T = double):
+/// csr_row_lanes rows per iteration, csr_rows_side_by_side.
+template <class T, class Acc, class Exec, class M, class X, class Y>
+void csr_row_host_side_by_side(const std::string& label, const Exec& exec, const T& alpha,
+                               const M& a, const X& x, const T& beta, const Y& y) {
+  constexpr int W = csr_row_lanes;
+  constexpr bool exact_products =
+      kacc::Impl::exact_products_v<typename M::format_type, format_t<X>>;
+  const auto row_map = a.row_map();
+  const auto entries = a.entries();
+  const typename M::const_values_type values = a.values();
+  const index_type rows = a.num_rows();
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, (rows + W - 1) / W), KOKKOS_LAMBDA(const index_type g) {
+        const index_type i0 = g * W;
+        const int nr = rows - i0 < W ? static_cast<int>(rows - i0) : W;
+        csr_rows_side_by_side<T, Acc, exact_products>(row_map, values, entries, x, i0, nr, alpha,
+                                                      beta, y);
+      });
+}
+
 template <class T, class Acc, shape Shape, class Exec, class M, class X, class Y>
 void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
@@ -147,7 +258,10 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
   const auto entries = a.entries();
   const typename M::const_values_type values = a.values();
   const index_type rows = a.num_rows();
-  if constexpr (Shape == shape::host) {
+  if constexpr (Shape == shape::host && (kacc::Impl::uses_exact_lanes_v<Acc, T> ||
+                                         kacc::Impl::uses_double_double_lanes_v<Acc, T>)) {
+    csr_row_host_side_by_side<T, Acc>(label, exec, alpha, a, x, beta, y);
+  } else if constexpr (Shape == shape::host) {
     Kokkos::parallel_for(
         label, kacc::Impl::range(exec, 0, rows), KOKKOS_LAMBDA(const index_type i) {
           Acc sum = traits::zero();
