@@ -678,11 +678,18 @@ RowsAndX exact_test_rows() {
   for (std::size_t len = 0; len <= 5; ++len)
     r.add(random_vector(len, static_cast<unsigned>(40 + len)),
           random_vector(len, static_cast<unsigned>(50 + len)));
+  // Empty rows up to the next group of rows the host kernel takes side by side, so the rows
+  // next to midpoints share a group with no special value (whose rows all go to long
+  // accumulators).
+  const auto next_group = [&r] {
+    while (r.a.num_rows % ks::Impl::csr_row_lanes != 0) r.add({}, {});
+  };
+  next_group();
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double tiny = std::numeric_limits<double>::denorm_min();
   const double u = 0x1p-53;
-  // Sums of these values times 1.
+  // Sums of these values times 1, first the ones the expansions hold.
   const std::vector<std::vector<double>> sums = {
       {1, u},                             // a tie: 1
       {1, u, 0x1p-150},                   // just above it: 1 + 2u
@@ -694,16 +701,22 @@ RowsAndX exact_test_rows() {
       {0x1p60, 1, u, -0x1p60, 0x1p-300},  // cancellation, then just above a tie
       {1, -1},                            // an exact zero: +0
       {-0.0},                             // +0
-      {0x1p1000, 0x1p1000, -0x1p1000},    // beyond the expansions: 2^1000
-      {0x1p1023, 0x1p1023},               // beyond the double range: inf
-      {tiny, tiny, -tiny / 2},            // subnormals: 2 tiny (a tie, to even)
-      {tiny * 3, -tiny},                  // 2 tiny
-      {inf, 1},                           // inf
-      {inf, -inf},                        // NaN
-      {nan, 1},                           // NaN
-      {-inf, 2, -inf},                    // -inf
+      {0x1p800, 1, -0x1p800, 0x1p-800},   // cancellation: 1
   };
   for (const auto& v : sums) r.add(v, std::vector<double>(v.size(), 1.0));
+  next_group();
+  const std::vector<std::vector<double>> special_sums = {
+      {0x1p1000, 0x1p1000, -0x1p1000},  // beyond the expansions: 2^1000
+      {1e300, -1e300, 1e-300},          // cancellation: 1e-300
+      {0x1p1023, 0x1p1023},             // beyond the double range: inf
+      {tiny, tiny, -tiny / 2},          // subnormals: 2 tiny (a tie, to even)
+      {tiny * 3, -tiny},                // 2 tiny
+      {inf, 1},                         // inf
+      {inf, -inf},                      // NaN
+      {nan, 1},                         // NaN
+      {-inf, 2, -inf},                  // -inf
+  };
+  for (const auto& v : special_sums) r.add(v, std::vector<double>(v.size(), 1.0));
   r.add({1e300, -1e300, 3}, {1e10, 1e10, 1});             // products past DBL_MAX: 3
   r.add({1e-200, 1, -1e-200}, {1e-200, 1e-300, 1e-200});  // products below the expansions
   r.add({tiny, 0.5}, {0.5, tiny});                        // 2^-1075 twice: tiny

@@ -13,9 +13,13 @@
 /// CSR kernels (one templated source each, for every format):
 ///   - row: on CPUs one thread per row, the row's sum in a register (values in a format
 ///     with SIMD block loads on this host are decoded up to 32 at a time first, same bits,
-///     see csr_row_sum); on GPUs one vector of lanes per row (lanes read consecutive
-///     entries), the vector length a power of two near the mean row length (1 to 32), the
-///     lanes' sums joined by a Kokkos vector reduction;
+///     see csr_row_sum); with exact<double> or double_double sums (fp64 arithmetic), 16
+///     rows side by side per thread, each exact row sum in a floating-point expansion of a
+///     few doubles rounded once, a long accumulator only for rows the expansion cannot hold
+///     or round (csr_rows_side_by_side: same bits as a long accumulator per row); on GPUs
+///     one vector of lanes per row (lanes read consecutive entries), the vector length a
+///     power of two near the mean row length (1 to 32), the lanes' sums joined by a Kokkos
+///     vector reduction;
 ///   - load_balanced: merge-path (Merrill & Garland): the path through rows and nonzeros
 ///     is cut in equal pieces, so a row of 10^5 entries is shared by several threads;
 ///     partial sums of cut rows are carried to a fix-up pass that rounds each y entry once.
@@ -142,8 +146,9 @@ KOKKOS_INLINE_FUNCTION void csr_row_sum(const Values& values, const Entries& ent
 }
 
 /// Rows side by side in the host CSR row kernel with double_double or exact<double> sums:
-/// independent sums, so their dependent additions overlap.
-constexpr int csr_row_lanes = 4;
+/// independent sums, so their dependent additions overlap and their steps vectorise (two
+/// AVX-512 registers; 4 and 8 measured slower, 32 no faster).
+constexpr int csr_row_lanes = 16;
 
 /// Row i's sum in Acc by accumulator_traits, product after product: what a row of the
 /// side-by-side kernels falls back to.
@@ -178,14 +183,15 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   constexpr int W = csr_row_lanes;
   constexpr bool is_exact = std::is_same<Acc, exact<double>>::value;
   constexpr int Terms = kacc::Impl::exact_lane_terms<ExactProducts>::terms;
+  // Lanes past nr repeat row i0 (never written), so every lane reads without a check.
   index_type start[W], end[W];
-  index_type common = 0;
   for (int l = 0; l < W; ++l) {
-    start[l] = l < nr ? index_type(row_map(i0 + l)) : 0;
-    end[l] = l < nr ? index_type(row_map(i0 + l + 1)) : 0;
-    if (l < nr && (l == 0 || end[l] - start[l] < common)) common = end[l] - start[l];
+    start[l] = row_map(l < nr ? i0 + l : i0);
+    end[l] = row_map(l < nr ? i0 + l + 1 : i0 + 1);
   }
-  // Lanes past nr add 0 * 0, which changes no sum and is never written.
+  index_type common = end[0] - start[0];
+  for (int l = 1; l < nr; ++l)
+    if (end[l] - start[l] < common) common = end[l] - start[l];
   double a[W], b[W];
   double terms[Terms][W] = {};
   const double_double zero[W];
@@ -193,8 +199,8 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   bool held = true;
   for (index_type j = 0; j < common && held; ++j) {
     for (int l = 0; l < W; ++l) {
-      a[l] = l < nr ? convert<T>(values(start[l] + j)) : 0.0;
-      b[l] = l < nr ? convert<T>(x(entries(start[l] + j))) : 0.0;
+      a[l] = convert<T>(values(start[l] + j));
+      b[l] = convert<T>(x(entries(start[l] + j)));
     }
     if constexpr (is_exact) {
       held = kacc::Impl::lanes_try_add_products<ExactProducts, W>(&terms[0][0], a, b);
