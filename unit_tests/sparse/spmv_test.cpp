@@ -709,7 +709,7 @@ RowsAndX exact_test_rows() {
       {0x1p1000, 0x1p1000, -0x1p1000},  // beyond the expansions: 2^1000
       {1e300, -1e300, 1e-300},          // cancellation: 1e-300
       {0x1p1023, 0x1p1023},             // beyond the double range: inf
-      {tiny, tiny, -tiny / 2},          // subnormals: 2 tiny (a tie, to even)
+      {tiny, tiny, -tiny},              // subnormals: tiny
       {tiny * 3, -tiny},                // 2 tiny
       {inf, 1},                         // inf
       {inf, -inf},                      // NaN
@@ -720,6 +720,7 @@ RowsAndX exact_test_rows() {
   r.add({1e300, -1e300, 3}, {1e10, 1e10, 1});             // products past DBL_MAX: 3
   r.add({1e-200, 1, -1e-200}, {1e-200, 1e-300, 1e-200});  // products below the expansions
   r.add({tiny, 0.5}, {0.5, tiny});                        // 2^-1075 twice: tiny
+  r.add({tiny * 3}, {0.5});                               // a subnormal tie: 2 tiny
   r.add({inf, 1}, {0, 1});                                // inf * 0: NaN
   r.add({2, 3}, {-0.0, 0.0});                             // +0
   return r;

@@ -272,13 +272,24 @@ struct exact_lanes : exact_lane_terms<ExactProducts> {
     add_lane_into(0, acc);
   }
 
-  /// The sum of all lanes, correctly rounded: add_into, with rest as the accumulator.
+  /// The sum of all lanes, correctly rounded: the folded expansion by round_terms_to_nearest
+  /// when rest holds nothing and that decides, else add_into with rest as the accumulator.
   KOKKOS_INLINE_FUNCTION double value() {
     static_assert(!Separate, "kacc::Impl::exact_lanes: value rounds one sum");
     fold<0, product_terms>();
     if constexpr (!ExactProducts) fold<product_terms, error_terms>();
+    double rounded;
+    if (!rest_used && round_lane_to_nearest(0, rounded)) return rounded;
     for (int t = 0; t < terms; ++t) rest[0].add(term[t][0]);
     return rest[0].value();
+  }
+
+  /// Lane l's expansion rounded by round_terms_to_nearest into out; false when that leaves
+  /// it undecided (the caller rounds it with rest).
+  KOKKOS_INLINE_FUNCTION bool round_lane_to_nearest(int l, double& out) const {
+    double t[terms];
+    for (int u = 0; u < terms; ++u) t[u] = term[u][l];
+    return round_terms_to_nearest<terms>(t, out);
   }
 
   /// Adds lane l's sum to acc (exactly): with Separate, the sum of lane l.
