@@ -219,46 +219,24 @@ void add_spmv(std::vector<variant>& out, std::int64_t n) {
   const std::size_t m = static_cast<std::size_t>(rows);
   auto done = [=] { return checksum(y.data(), m); };
   const auto row = kacc::sparse::SpmvAlgorithm::row;
-  out.push_back({"spmv",
-                 "fp64",
-                 [=] {
-                   kacc::sparse::spmv(Host(), "N", 1.0, a64, x64, 0.0, y, row);
-                   return done();
-                 },
-                 {},
-                 0});
-  out.push_back({"spmv",
-                 "fp64+comp",
-                 [=] {
-                   kacc::sparse::spmv<double, Comp>(Host(), "N", 1.0, a64, x64, 0.0, y, row);
-                   return done();
-                 },
-                 {},
-                 0});
-  out.push_back({"spmv",
-                 "fp64+dd",
-                 [=] {
-                   kacc::sparse::spmv<double, DD>(Host(), "N", 1.0, a64, x64, 0.0, y, row);
-                   return done();
-                 },
-                 {},
-                 0});
-  out.push_back({"spmv",
-                 "fp64+exact",
-                 [=] {
-                   kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a64, x64, 0.0, y, row);
-                   return done();
-                 },
-                 {},
-                 0});
-  out.push_back({"spmv",
-                 "fp64<-fp32+exact",
-                 [=] {
-                   kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a32, x32, 0.0, y, row);
-                   return done();
-                 },
-                 {},
-                 0});
+  auto add = [&](const char* config, auto multiply) {
+    out.push_back({"spmv",
+                   config,
+                   [=] {
+                     multiply();
+                     return done();
+                   },
+                   {},
+                   0});
+  };
+  add("fp64", [=] { kacc::sparse::spmv(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
+  add("fp64+comp",
+      [=] { kacc::sparse::spmv<double, Comp>(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
+  add("fp64+dd", [=] { kacc::sparse::spmv<double, DD>(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
+  add("fp64+exact",
+      [=] { kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
+  add("fp64<-fp32+exact",
+      [=] { kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a32, x32, 0.0, y, row); });
 }
 
 }  // namespace
