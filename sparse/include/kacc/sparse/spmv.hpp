@@ -167,10 +167,11 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 /// (T = double) or double_double (Acc) sums, one lane per row: the rows' first entries
 /// (as many as the shortest row has) side by side, then each row's rest on its own.
 /// exact<double>: each row's exact sum in a floating-point expansion of a few doubles
-/// (lanes_try_add_products, exact_lanes' terms), rounded by round_terms_to_nearest; rows
-/// whose expansion cannot hold their sum (products out of its range, special values, a
-/// cascade remainder) or whose rounding it leaves undecided are summed again by
-/// exact<double>: a row of a few entries need not clear and round a long accumulator.
+/// (lanes_try_add_products, exact_lanes' terms), rounded by round_terms_to_nearest; when
+/// the group's expansions cannot hold a sum (products out of their range, special values, a
+/// cascade remainder), each row is summed again in an expansion of its own, and a row that
+/// one cannot hold or round either is summed by exact<double>: a row of a few entries need
+/// not clear and round a long accumulator.
 /// double_double: each sum by add_finite (double_double_lanes); a row whose sum is not
 /// finite is summed again by operator+=. Either way each row's result has the bits of
 /// accumulator_traits<Acc>'s sum of its products.
@@ -211,11 +212,13 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   for (int l = 0; l < nr; ++l) {
     const index_type i = i0 + l;
     T sum = 0;
-    bool done = held;
+    bool done = true;
     if constexpr (is_exact) {
+      // When the group's expansions could not hold every sum, each row starts again on its
+      // own, so only the rows that need one take a long accumulator.
       double t[Terms];
-      for (int u = 0; u < Terms; ++u) t[u] = terms[u][l];
-      for (index_type k = start[l] + common; k < end[l] && done; ++k) {
+      for (int u = 0; u < Terms; ++u) t[u] = held ? terms[u][l] : 0.0;
+      for (index_type k = held ? start[l] + common : start[l]; k < end[l] && done; ++k) {
         const double ak = convert<T>(values(k)), bk = convert<T>(x(entries(k)));
         done = kacc::Impl::lanes_try_add_products<ExactProducts, 1>(t, &ak, &bk);
       }
