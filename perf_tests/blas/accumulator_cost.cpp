@@ -1,11 +1,15 @@
-// kacc-perf-accumulator-cost: what each accumulator of "Accuracy as a choice" costs in DOT and
-// GEMV ("N", LayoutLeft and LayoutRight), as the time relative to plain fp64 of the same kernel,
-// timed through the public kacc::blas::dot and gemv. Every variant runs once per repetition,
+// kacc-perf-accumulator-cost: what each accumulator of "Accuracy as a choice" costs in DOT,
+// GEMV ("N", LayoutLeft and LayoutRight) and CSR SpMV (the 3-D 7-point stencil), as the time
+// relative to plain fp64 of the same kernel, timed through the public kacc::blas::dot, gemv and
+// kacc::sparse::spmv. Every variant runs once per repetition,
 // the variants interleaved, and the median is reported. Each line also prints a checksum of
 // the result's bits, so two builds can be compared bit for bit on the same thread count.
 //
-//   kacc-perf-accumulator-cost [--dot N] [--gemv N] [--reps R] [--clock wall|thread]
-//                              [--kernels dot,gemv-L,gemv-R]
+//   kacc-perf-accumulator-cost [--dot N] [--gemv N] [--spmv N] [--reps R]
+//                              [--clock wall|thread] [--kernels dot,gemv-L,gemv-R,spmv]
+//
+// --spmv N: the stencil's grid is N^3 (default 128: 2^21 rows, 14.6 million entries, 200 MB of
+// matrix, far past the last-level cache).
 //
 // --clock thread times the CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), which
 // a loaded machine disturbs little: run it with one thread (OMP_NUM_THREADS=1), where the
@@ -13,6 +17,7 @@
 // machine with the issue's thread count.
 #include <kacc/blas/dot.hpp>
 #include <kacc/blas/gemv.hpp>
+#include <kacc/sparse/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -32,6 +37,7 @@ namespace {
 using Host = Kokkos::DefaultHostExecutionSpace;
 using Exact = kacc::exact<double>;
 using DD = kacc::double_double;
+using Comp = kacc::compensated<double>;
 
 // Deterministic uniform [-1, 1] data.
 double hash_uniform(std::uint64_t seed, std::uint64_t i) {
@@ -165,13 +171,81 @@ void add_gemv(std::vector<variant>& out, std::int64_t n, const std::string& name
                  0});
 }
 
+// The 7-point stencil on an n^3 grid in CSR with values stored as S: diagonal 6, neighbours -1,
+// each with a deterministic perturbation of up to 0.1 (so the products round).
+template <class S>
+kacc::sparse::CsrMatrix<double, S> stencil7(std::int64_t n) {
+  using M = kacc::sparse::CsrMatrix<double, S>;
+  const std::int64_t rows = n * n * n;
+  typename M::row_map_type row_map("stencil_row_map", rows + 1);
+  std::vector<int> cols;
+  std::vector<double> vals;
+  cols.reserve(static_cast<std::size_t>(7 * rows));
+  vals.reserve(static_cast<std::size_t>(7 * rows));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t at[3] = {r / (n * n), (r / n) % n, r % n}, step[3] = {n * n, n, 1};
+    // Columns in increasing order: the lower neighbours, the diagonal, the upper ones.
+    for (int d = 0; d < 3; ++d)
+      if (at[d] > 0) cols.push_back(static_cast<int>(r - step[d]));
+    cols.push_back(static_cast<int>(r));
+    for (int d = 2; d >= 0; --d)
+      if (at[d] < n - 1) cols.push_back(static_cast<int>(r + step[d]));
+    while (vals.size() < cols.size()) {
+      const double base = cols[vals.size()] == r ? 6.0 : -1.0;
+      vals.push_back(base + 0.1 * hash_uniform(5, vals.size()));
+    }
+    row_map(r + 1) = static_cast<int>(cols.size());
+  }
+  const std::size_t nnz = cols.size();
+  typename M::entries_type entries("stencil_entries", nnz);
+  typename M::values_type values("stencil_values", nnz);
+  for (std::size_t k = 0; k < nnz; ++k) {
+    entries(k) = cols[k];
+    values(k) = vals[k];
+  }
+  return M(static_cast<int>(rows), static_cast<int>(rows), row_map, entries, values);
+}
+
+void add_spmv(std::vector<variant>& out, std::int64_t n) {
+  const auto a64 = stencil7<double>(n);
+  const auto a32 = stencil7<float>(n);
+  const std::int64_t rows = n * n * n;
+  Kokkos::View<double*, Kokkos::HostSpace> x64("x64", rows), y("y", rows);
+  Kokkos::View<float*, Kokkos::HostSpace> x32("x32", rows);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    x64(i) = hash_uniform(6, i);
+    x32(i) = static_cast<float>(x64(i));
+  }
+  const std::size_t m = static_cast<std::size_t>(rows);
+  auto done = [=] { return checksum(y.data(), m); };
+  const auto row = kacc::sparse::SpmvAlgorithm::row;
+  auto add = [&](const char* config, auto multiply) {
+    out.push_back({"spmv",
+                   config,
+                   [=] {
+                     multiply();
+                     return done();
+                   },
+                   {},
+                   0});
+  };
+  add("fp64", [=] { kacc::sparse::spmv(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
+  add("fp64+comp",
+      [=] { kacc::sparse::spmv<double, Comp>(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
+  add("fp64+dd", [=] { kacc::sparse::spmv<double, DD>(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
+  add("fp64+exact",
+      [=] { kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
+  add("fp64<-fp32+exact",
+      [=] { kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a32, x32, 0.0, y, row); });
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
-  std::int64_t dot_n = std::int64_t{1} << 27, gemv_n = 16384;
+  std::int64_t dot_n = std::int64_t{1} << 27, gemv_n = 16384, spmv_n = 128;
   int reps = 7;
-  std::string kernels = "dot,gemv-L,gemv-R";
+  std::string kernels = "dot,gemv-L,gemv-R,spmv";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
@@ -179,6 +253,8 @@ int main(int argc, char* argv[]) {
       dot_n = std::atoll(argv[++i]);
     } else if (a == "--gemv" && has_value) {
       gemv_n = std::atoll(argv[++i]);
+    } else if (a == "--spmv" && has_value) {
+      spmv_n = std::atoll(argv[++i]);
     } else if (a == "--reps" && has_value) {
       reps = std::atoi(argv[++i]);
     } else if (a == "--kernels" && has_value) {
@@ -187,8 +263,8 @@ int main(int argc, char* argv[]) {
       thread_clock = std::strcmp(argv[++i], "thread") == 0;
     } else if (a.rfind("--kokkos", 0) != 0) {
       std::fprintf(stderr,
-                   "usage: kacc-perf-accumulator-cost [--dot N] [--gemv N] [--reps R] "
-                   "[--clock wall|thread] [--kernels dot,gemv-L,gemv-R]\n");
+                   "usage: kacc-perf-accumulator-cost [--dot N] [--gemv N] [--spmv N] "
+                   "[--reps R] [--clock wall|thread] [--kernels dot,gemv-L,gemv-R,spmv]\n");
       return 2;
     }
   }
@@ -199,6 +275,7 @@ int main(int argc, char* argv[]) {
   if (wanted("dot")) add_dot(vs, dot_n);
   if (wanted("gemv-L")) add_gemv<Kokkos::LayoutLeft>(vs, gemv_n, "gemv-L");
   if (wanted("gemv-R")) add_gemv<Kokkos::LayoutRight>(vs, gemv_n, "gemv-R");
+  if (wanted("spmv")) add_spmv(vs, spmv_n);
   for (auto& v : vs) v.sum = v.run();  // warm-up
   for (int r = 0; r < reps; ++r)
     for (auto& v : vs) {

@@ -1,7 +1,8 @@
 // kacc::exact<double> (and kacc::compensated<double>'s Dot2 bound) in the kernels: DOT, NRM2, GEMV
 // (N and T, LayoutLeft and LayoutRight), TRSV and CSR SpMV give MPFR's correctly rounded result bit
 // for bit, on ill-conditioned data (GenDot, condition 1e5 ... 1e40), on data over the whole double
-// range and with IEEE special values, with fp64 and fp32 storage, for every execution
+// range, with IEEE special values and (GEMV) with row sums on and next to midpoints between
+// doubles, with fp64 and fp32 storage, for every execution
 // space of the build, both loop shapes, and lengths that split the work differently.
 // ctest runs this program with --kokkos-threads=1, 2, 3, 7 and 64: since every run must
 // equal MPFR, the results are bitwise identical across thread counts.
@@ -215,6 +216,50 @@ TYPED_TEST(ExactKernels, GemvEqualsMpfrInBothShapesAndLayouts) {
   // block); condition 1e5 stays in the expansions, 1e40 needs the long accumulators.
   check_gemv_all_cases<TypeParam, shape::host, double>(300, 77, 1e5);
   check_gemv_all_cases<TypeParam, shape::host, double>(300, 77, 1e40);
+}
+
+// Rows whose exact sums lie on or next to midpoints between doubles (ties to even, the
+// smaller gap below a power of two, tails far below the last bit), scaled by 2^-500, 1 and
+// 2^500 and negated, their terms spread over the columns: the rounding of the expansions.
+template <class Exec, class Layout>
+void check_gemv_midpoints(bool trans) {
+  constexpr double u = 0x1p-53;
+  const std::vector<std::vector<double>> sums = {{1, u},
+                                                 {1, u, 0x1p-150},
+                                                 {1, u, -0x1p-150},
+                                                 {1 + 2 * u, u},
+                                                 {1, -u / 2},
+                                                 {1, -u / 2, -0x1p-200},
+                                                 {1, -u / 2, 0x1p-200},
+                                                 {1, -1},
+                                                 {0x1p60, 1, u, -0x1p60, 0x1p-300}};
+  const std::size_t n = 37;
+  std::vector<double> M;
+  for (double scale : {0x1p-500, 1.0, 0x1p500})
+    for (double sign : {1.0, -1.0})
+      for (std::size_t r = 0; r < sums.size(); ++r) {
+        std::vector<double> row(n, 0.0);
+        for (std::size_t j = 0; j < sums[r].size(); ++j)
+          row[(j * 11 + r) % n] = sign * scale * sums[r][j];
+        M.insert(M.end(), row.begin(), row.end());
+      }
+  const std::size_t m = M.size() / n;
+  const std::vector<double> xv(n, 1.0);
+  const std::size_t rows = trans ? n : m, cols = trans ? m : n;
+  auto A = make_matrix<HostMat<double, Layout>>(op(M, m, n, trans), rows, cols);
+  auto x = make_vector<Plain>(xv);
+  Plain y("y", m);
+  kacc::blas::gemv<double, Exact>(Exec(), trans ? "T" : "N", 1.0, A, x, 0.0, y);
+  Exec().fence();
+  EXPECT_EQ(matvec_misses(M, m, n, xv, y), 0)
+      << (trans ? "T " : "N ") << kacc::Impl::layout_of<HostMat<double, Layout>>();
+}
+
+TYPED_TEST(ExactKernels, GemvRowsNextToMidpointsEqualMpfr) {
+  for (bool trans : {false, true}) {
+    check_gemv_midpoints<TypeParam, Kokkos::LayoutLeft>(trans);
+    check_gemv_midpoints<TypeParam, Kokkos::LayoutRight>(trans);
+  }
 }
 
 TYPED_TEST(ExactKernels, GemvWithFloatValuedStorageEqualsMpfr) {

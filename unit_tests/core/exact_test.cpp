@@ -2,8 +2,11 @@
 // sum, bit for bit, for ill-conditioned dot products (GenDot, condition 1e5 ... 1e40), for
 // values and products over the whole double range (subnormals, products that over- or
 // underflow in floating point), rounding ties, signed zeros and IEEE special values; the
-// same result for any order of the additions and any split into joined parts.
+// same result for any order of the additions and any split into joined parts. Also
+// kacc::Impl::round_terms_to_nearest (the rounding of a few expansion terms) on sums on,
+// next to and far from midpoints between doubles.
 #include <kacc/core/accumulator.hpp>
+#include <kacc/core/exact_lanes.hpp>
 #include <kacc_testing/exact.hpp>
 #include <kacc_testing/gendot.hpp>
 
@@ -190,3 +193,65 @@ TEST(Exact, VolatileJoinAsKokkosUsesIt) {
 }
 
 }  // namespace
+
+namespace {
+
+// v split into two doubles whose sum is v: its leading `keep` significant bits, the rest.
+void split_into(double v, int keep, std::vector<double>& out) {
+  int e;
+  std::frexp(v, &e);
+  const double unit = std::ldexp(1.0, e - keep);
+  const double lead = std::trunc(v / unit) * unit;  // exact: a power-of-two scaling
+  out.push_back(lead);
+  out.push_back(v - lead);  // exact: the low bits of v
+}
+
+// Six doubles whose exact sum lies on, just off or far from a midpoint between the doubles
+// next to h: h split at random, +-half an ulp (or a quarter below a power of two), an
+// offset of 2^-k ulp (k = 1 .. 200) or none, and a pair that cancels, shuffled.
+std::vector<double> near_midpoint_terms(std::mt19937_64& gen) {
+  std::uniform_int_distribution<int> exponent(-800, 800), offset(1, 200), keep(1, 52);
+  std::uniform_real_distribution<double> digits(1.0, 2.0);
+  const bool power_of_two = gen() % 4 == 0;
+  double h = std::ldexp(power_of_two ? 1.0 : digits(gen), exponent(gen));
+  if (gen() % 2) h = -h;
+  const double ulp = std::ldexp(1.0, std::ilogb(h) - 52);
+  const double toward_zero = power_of_two ? ulp / 4 : ulp / 2;
+  const bool up = gen() % 2 != 0;  // the midpoint above h or below it
+  const double half = (h > 0) == up ? ulp / 2 : toward_zero;
+  double off = gen() % 4 == 0 ? 0.0 : std::ldexp(ulp, -offset(gen));
+  if (gen() % 2) off = -off;
+  std::vector<double> t;
+  split_into(h, keep(gen), t);
+  t.push_back(up ? half : -half);
+  t.push_back(off);
+  const double big = std::ldexp(digits(gen), std::ilogb(h) + static_cast<int>(gen() % 100));
+  t.push_back(big);
+  t.push_back(-big);
+  std::shuffle(t.begin(), t.end(), gen);
+  return t;
+}
+
+}  // namespace
+
+TEST(Exact, RoundTermsToNearestEqualsMpfrNextToMidpoints) {
+  std::mt19937_64 gen(17);
+  int decided = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const auto t = near_midpoint_terms(gen);
+    ASSERT_EQ(t.size(), 6u);
+    const double want = reference(t, std::vector<double>(6, 1.0));
+    double got = 0;
+    if (kacc::Impl::round_terms_to_nearest<6>(t.data(), got)) {
+      ++decided;
+      EXPECT_TRUE(same_double(want, got)) << "trial " << trial;
+    }
+  }
+  // Sums not within the bound of a midpoint are decided (about 9000 of these; the kernels
+  // round the others through exact<double>).
+  EXPECT_GT(decided, 5000);
+  double got = 1;
+  const double negative_zeros[6] = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+  ASSERT_TRUE(kacc::Impl::round_terms_to_nearest<6>(negative_zeros, got));
+  EXPECT_TRUE(same_double(0.0, got));  // an exact zero is +0
+}

@@ -5,6 +5,7 @@
 #include <kacc/sparse/ell_matrix.hpp>
 #include <kacc/sparse/spmv.hpp>
 #include <kacc_testing/exact.hpp>
+#include <kacc_testing/gendot.hpp>
 #include <kacc_testing/rescaled.hpp>
 #ifdef KACC_TEST_KOKKOSKERNELS
 #include <kacc/sparse/kokkoskernels.hpp>
@@ -499,6 +500,8 @@ TEST(SparseSpmv, RowKernelBlockLoadsGiveTheBitsOfThePlainLoop) {
     check_row_blocks_same_bits<kacc::bf16, double>(longest_last);
     check_row_blocks_same_bits<kacc::fp16, kacc::compensated<double>>(longest_last);
     check_row_blocks_same_bits<float, double>(longest_last);
+    check_row_blocks_same_bits<double, kacc::double_double>(longest_last);
+    check_row_blocks_same_bits<float, kacc::double_double>(longest_last);
   }
 }
 
@@ -637,3 +640,143 @@ TEST(SparseSpmv, KokkosKernelsRoundTrip) {
   }
 }
 #endif
+
+namespace {
+
+/// A test matrix for exact SpMV, one row at a time: each row multiplies columns of its own,
+/// whose x entries it brings.
+struct RowsAndX {
+  ks::CooMatrix a;
+  std::vector<double> x;
+  void add(const std::vector<double>& values, const std::vector<double>& xs) {
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      a.row.push_back(a.num_rows);
+      a.col.push_back(static_cast<std::int64_t>(x.size()));
+      a.val.push_back(values[k]);
+      x.push_back(xs[k]);
+    }
+    ++a.num_rows;
+    a.num_cols = static_cast<std::int64_t>(x.size());
+  }
+};
+
+/// GenDot rows of condition 1e5 .. 1e40 and lengths 6 .. 64 (the long ill-conditioned ones
+/// overflow the expansions and go to long accumulators), short random rows of 0 .. 5
+/// entries, rows whose sums lie on or next to midpoints between doubles (ties to even, the
+/// smaller gap below a power of two), cancel exactly (+0), leave or pass the double range,
+/// have products below or above the expansions' range, subnormal entries, inf and NaN.
+RowsAndX exact_test_rows() {
+  RowsAndX r;
+  std::uint64_t seed = 1;
+  for (double cond : {1e5, 1e10, 1e20, 1e30, 1e40})
+    for (std::size_t len : {6, 7, 9, 16, 64}) {
+      std::vector<double> xv, Y;
+      kacc_testing::gen_dot_rows(3, len, cond, seed++, xv, Y);
+      for (std::size_t i = 0; i < 3; ++i)
+        r.add(std::vector<double>(Y.begin() + i * len, Y.begin() + (i + 1) * len), xv);
+    }
+  for (std::size_t len = 0; len <= 5; ++len)
+    r.add(random_vector(len, static_cast<unsigned>(40 + len)),
+          random_vector(len, static_cast<unsigned>(50 + len)));
+  // Empty rows up to the next group of rows the host kernel takes side by side, so the rows
+  // next to midpoints share a group with no special value (whose rows all go to long
+  // accumulators).
+  const auto next_group = [&r] {
+    while (r.a.num_rows % ks::Impl::csr_row_lanes != 0) r.add({}, {});
+  };
+  next_group();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const double u = 0x1p-53;
+  // Sums of these values times 1, first the ones the expansions hold.
+  const std::vector<std::vector<double>> sums = {
+      {1, u},                             // a tie: 1
+      {1, u, 0x1p-150},                   // just above it: 1 + 2u
+      {1, u, -0x1p-150},                  // just below it: 1
+      {1 + 2 * u, u},                     // a tie from an odd significand: 1 + 4u
+      {1, -u / 2},                        // a tie below a power of two: 1
+      {1, -u / 2, -0x1p-200},             // just below it: 1 - u
+      {-1, u / 2, 0x1p-200},              // the same, negative: -1 + u
+      {0x1p60, 1, u, -0x1p60, 0x1p-300},  // cancellation, then just above a tie
+      {1, -1},                            // an exact zero: +0
+      {-0.0},                             // +0
+      {0x1p800, 1, -0x1p800, 0x1p-800},   // cancellation: 1
+  };
+  for (const auto& v : sums) r.add(v, std::vector<double>(v.size(), 1.0));
+  next_group();
+  const std::vector<std::vector<double>> special_sums = {
+      {0x1p1000, 0x1p1000, -0x1p1000},  // beyond the expansions: 2^1000
+      {1e300, -1e300, 1e-300},          // cancellation: 1e-300
+      {0x1p1023, 0x1p1023},             // beyond the double range: inf
+      {tiny, tiny, -tiny},              // subnormals: tiny
+      {tiny * 3, -tiny},                // 2 tiny
+      {inf, 1},                         // inf
+      {inf, -inf},                      // NaN
+      {nan, 1},                         // NaN
+      {-inf, 2, -inf},                  // -inf
+  };
+  for (const auto& v : special_sums) r.add(v, std::vector<double>(v.size(), 1.0));
+  r.add({1e300, -1e300, 3}, {1e10, 1e10, 1});             // products past DBL_MAX: 3
+  r.add({1e-200, 1, -1e-200}, {1e-200, 1e-300, 1e-200});  // products below the expansions
+  r.add({tiny, 0.5}, {0.5, tiny});                        // 2^-1075 twice: tiny
+  r.add({tiny * 3}, {0.5});                               // a subnormal tie: 2 tiny
+  r.add({inf, 1}, {0, 1});                                // inf * 0: NaN
+  r.add({2, 3}, {-0.0, 0.0});                             // +0
+  return r;
+}
+
+::testing::AssertionResult same_bits(double expected, double actual) {
+  if ((std::isnan(expected) && std::isnan(actual)) ||
+      kacc::bit_cast<std::uint64_t>(expected) == kacc::bit_cast<std::uint64_t>(actual))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << std::hexfloat << "expected " << expected << ", got " << actual;
+}
+
+/// y = A x with exact<double> sums for A stored as Format and x stored as XFormat, every
+/// CSR kernel, against MPFR's correctly rounded sums of the stored data, bit for bit.
+template <class Format, class XFormat>
+void check_exact_rows() {
+  const auto rows = exact_test_rows();
+  const auto a = ks::make_csr<double, Format>(rows.a);
+  using XV = kacc::View<double*, kacc::StoredAs<XFormat>>;
+  auto xd = device_copy<XV>(rows.x, "x");
+  const auto ref = exact_product(ks::to_coo(a), host_copy(xd)).y;  // the stored data
+  for (auto algo : {ks::SpmvAlgorithm::row, ks::SpmvAlgorithm::load_balanced}) {
+    Vec y("y", static_cast<std::size_t>(rows.a.num_rows));
+    ks::spmv<double, kacc::exact<double>>("N", 1.0, a, xd, 0.0, y, algo);
+    const auto got = host_copy(y);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(same_bits(ref[i], got[i]))
+          << kacc::format_name<Format>() << " x " << kacc::format_name<XFormat>() << " "
+          << ks::algorithm_name(algo) << " row " << i;
+  }
+}
+
+}  // namespace
+
+TEST(SparseSpmv, ExactRowsEqualMpfrOnIllConditionedAndSpecialRows) {
+  check_exact_rows<double, double>();
+  check_exact_rows<float, float>();  // exact products: no error terms
+  check_exact_rows<double, float>();
+}
+
+// double_double sums of the same rows (inf and NaN included) have the bits of adding each
+// product with accumulator_traits<double_double>.
+TEST(SparseSpmv, DoubleDoubleRowsHaveTheBitsOfTheTraitsSum) {
+  const auto rows = exact_test_rows();
+  const auto a = ks::make_csr<double>(rows.a);
+  auto xd = device_copy<Vec>(rows.x, "x");
+  Vec y("y", static_cast<std::size_t>(rows.a.num_rows));
+  ks::spmv<double, kacc::double_double>("N", 1.0, a, xd, 0.0, y, ks::SpmvAlgorithm::row);
+  const auto got = host_copy(y);
+  using traits = kacc::accumulator_traits<kacc::double_double>;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    kacc::double_double sum = traits::zero();
+    for (; k < rows.a.nnz() && rows.a.row[k] == static_cast<std::int64_t>(i); ++k)
+      traits::add_product(sum, rows.a.val[k], rows.x[static_cast<std::size_t>(rows.a.col[k])]);
+    EXPECT_TRUE(same_bits(static_cast<double>(sum), got[i])) << "row " << i;
+  }
+}

@@ -171,6 +171,60 @@ KOKKOS_FORCEINLINE_FUNCTION bool lanes_try_add_products(double* terms, const dou
   return true;
 }
 
+/// Rounds the exact sum S of the N finite doubles t[0 .. N) to nearest, ties to even, into
+/// `out` when a few floating-point operations decide it, and returns whether they did; the
+/// caller rounds S otherwise (through an exact<double>). Up to `passes` TwoSum passes
+/// (VecSum: v[N-1] the running sum, v[0 .. N-2] the errors, S = sum v exactly). After each:
+///   - v[0 .. N-3] all zero: S = v[N-2] + v[N-1] exactly, and their TwoSum's sum is RN(S);
+///   - else with r the rounded sum of v[0 .. N-2] (error at most B = 2^-48 sum |v_i| for
+///     N <= 16) and v[N-1] + r = h + l exactly, h = RN(v[N-1] + r): S = h + l + d, |d| <= B,
+///     and h is RN(S) when l is more than B from both midpoints next to h (so on most data
+///     after the first pass). Not decided there when |h| < 2^-899 (the gaps and the bound
+///     must not underflow).
+/// An exact zero gives +0. The terms must be small enough that their sums cannot overflow
+/// (exact<double>'s expansion terms are, below 2^1000).
+template <int N, int Passes = 3>
+KOKKOS_INLINE_FUNCTION bool round_terms_to_nearest(const double* t, double& out) {
+  static_assert(N >= 2 && N <= 16, "kacc::Impl::round_terms_to_nearest: the bound needs N <= 16");
+  double v[N];
+  for (int i = 0; i < N; ++i) v[i] = t[i];
+  for (int pass = 0; pass < Passes; ++pass) {
+    for (int i = 1; i < N; ++i) eft::two_sum(v[i - 1], v[i], v[i], v[i - 1]);
+    int nonzero = 0;
+    for (int i = 0; i + 2 < N; ++i) nonzero += v[i] != 0;
+    double h, l;
+    if (nonzero == 0) {
+      eft::two_sum(v[N - 1], v[N - 2], h, l);
+      out = h;  // +0 for an exact zero: a sum with an error term +0 is never -0
+      return true;
+    }
+    double r = 0, a = 0;
+    for (int i = 0; i + 1 < N; ++i) {
+      r += v[i];
+      a += math::fabs(v[i]);
+    }
+    eft::two_sum(v[N - 1], r, h, l);
+    const std::uint64_t u = kacc::bit_cast<std::uint64_t>(h);
+    const int biased = static_cast<int>((u >> 52) & 0x7ff);
+    if (biased < 124) continue;  // |h| < 2^-899
+    // Half the gaps to the doubles next to h: half an ulp away from zero and toward it, a
+    // quarter toward zero from a power of two.
+    const double half_ulp = kacc::bit_cast<double>(static_cast<std::uint64_t>(biased - 53) << 52);
+    const bool power_of_two = (u & ((std::uint64_t{1} << 52) - 1)) == 0;
+    const double away = half_ulp, toward = power_of_two ? 0.5 * half_ulp : half_ulp;
+    const double half_up = h > 0 ? away : toward, half_down = h > 0 ? toward : away;
+    // 2B, B = 2^-48 a (a below 2^-900: B = a, more than enough, and no underflow). The
+    // differences below are exact or within a factor 1 + 2^-53, so each exceeding 2B
+    // proves the exact one exceeds B.
+    const double twice_bound = a >= 0x1p-900 ? a * 0x1p-47 : 2 * a;
+    if (half_up - l > twice_bound && half_down + l > twice_bound) {
+      out = h;
+      return true;
+    }
+  }
+  return false;
+}
+
 /// W lanes of exact sums of products of doubles (see the file comment). With Separate, the
 /// lanes are W separate sums (W rows of a matrix-vector product), each with its own
 /// long accumulator on the side; without, they are parts of one sum. ExactProducts: every
@@ -218,13 +272,24 @@ struct exact_lanes : exact_lane_terms<ExactProducts> {
     add_lane_into(0, acc);
   }
 
-  /// The sum of all lanes, correctly rounded: add_into, with rest as the accumulator.
+  /// The sum of all lanes, correctly rounded: the folded expansion by round_terms_to_nearest
+  /// when rest holds nothing and that decides, else add_into with rest as the accumulator.
   KOKKOS_INLINE_FUNCTION double value() {
     static_assert(!Separate, "kacc::Impl::exact_lanes: value rounds one sum");
     fold<0, product_terms>();
     if constexpr (!ExactProducts) fold<product_terms, error_terms>();
+    double rounded;
+    if (!rest_used && round_lane_to_nearest(0, rounded)) return rounded;
     for (int t = 0; t < terms; ++t) rest[0].add(term[t][0]);
     return rest[0].value();
+  }
+
+  /// Lane l's expansion rounded by round_terms_to_nearest into out; false when that leaves
+  /// it undecided (the caller rounds it with rest).
+  KOKKOS_INLINE_FUNCTION bool round_lane_to_nearest(int l, double& out) const {
+    double t[terms];
+    for (int u = 0; u < terms; ++u) t[u] = term[u][l];
+    return round_terms_to_nearest<terms>(t, out);
   }
 
   /// Adds lane l's sum to acc (exactly): with Separate, the sum of lane l.

@@ -13,9 +13,13 @@
 /// CSR kernels (one templated source each, for every format):
 ///   - row: on CPUs one thread per row, the row's sum in a register (values in a format
 ///     with SIMD block loads on this host are decoded up to 32 at a time first, same bits,
-///     see csr_row_sum); on GPUs one vector of lanes per row (lanes read consecutive
-///     entries), the vector length a power of two near the mean row length (1 to 32), the
-///     lanes' sums joined by a Kokkos vector reduction;
+///     see csr_row_sum); with exact<double> or double_double sums (fp64 arithmetic), 16
+///     rows side by side per thread, each exact row sum in a floating-point expansion of a
+///     few doubles rounded once, a long accumulator only for rows the expansion cannot hold
+///     or round (csr_rows_side_by_side: same bits as a long accumulator per row); on GPUs
+///     one vector of lanes per row (lanes read consecutive entries), the vector length a
+///     power of two near the mean row length (1 to 32), the lanes' sums joined by a Kokkos
+///     vector reduction;
 ///   - load_balanced: merge-path (Merrill & Garland): the path through rows and nonzeros
 ///     is cut in equal pieces, so a row of 10^5 entries is shared by several threads;
 ///     partial sums of cut rows are carried to a fix-up pass that rounds each y entry once.
@@ -27,6 +31,8 @@
 /// adds is not fixed, so Acc does not apply to "T" (the sums are plain Arith sums).
 
 #include <kacc/core/block_load.hpp>
+#include <kacc/core/double_double.hpp>
+#include <kacc/core/exact_lanes.hpp>
 #include <kacc/core/kernel_support.hpp>
 #include <kacc/sparse/csr_matrix.hpp>
 #include <kacc/sparse/ell_matrix.hpp>
@@ -139,6 +145,120 @@ KOKKOS_INLINE_FUNCTION void csr_row_sum(const Values& values, const Entries& ent
   }
 }
 
+/// Rows side by side in the host CSR row kernel with double_double or exact<double> sums:
+/// independent sums, so their dependent additions overlap and their steps vectorise (two
+/// AVX-512 registers; 4 and 8 measured slower, 32 no faster).
+constexpr int csr_row_lanes = 16;
+
+/// Row i's sum in Acc by accumulator_traits, product after product: what a row of the
+/// side-by-side kernels falls back to.
+template <class T, class Acc, class RowMap, class Values, class Entries, class X>
+KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values& values,
+                                            const Entries& entries, const X& x,
+                                            const index_type i) {
+  using traits = accumulator_traits<Acc>;
+  Acc sum = traits::zero();
+  for (index_type k = row_map(i); k < index_type(row_map(i + 1)); ++k)
+    traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
+  return static_cast<T>(traits::result(sum));
+}
+
+/// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR row kernel with exact<double>
+/// (T = double) or double_double (Acc) sums, one lane per row: the rows' first entries
+/// (as many as the shortest row has) side by side, then each row's rest on its own.
+/// exact<double>: each row's exact sum in a floating-point expansion of a few doubles
+/// (lanes_try_add_products, exact_lanes' terms), rounded by round_terms_to_nearest; when
+/// the group's expansions cannot hold a sum (products out of their range, special values, a
+/// cascade remainder), each row is summed again in an expansion of its own, and a row that
+/// one cannot hold or round either is summed by exact<double>: a row of a few entries need
+/// not clear and round a long accumulator.
+/// double_double: each sum by add_finite (double_double_lanes); a row whose sum is not
+/// finite is summed again by operator+=. Either way each row's result has the bits of
+/// accumulator_traits<Acc>'s sum of its products.
+template <class T, class Acc, bool ExactProducts, class RowMap, class Values, class Entries,
+          class X, class Y>
+KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const Values& values,
+                                                  const Entries& entries, const X& x,
+                                                  const index_type i0, const int nr, const T& alpha,
+                                                  const T& beta, const Y& y) {
+  constexpr int W = csr_row_lanes;
+  constexpr bool is_exact = std::is_same<Acc, exact<double>>::value;
+  constexpr int Terms = kacc::Impl::exact_lane_terms<ExactProducts>::terms;
+  // Lanes past nr repeat row i0 (never written), so every lane reads without a check.
+  index_type start[W], end[W];
+  for (int l = 0; l < W; ++l) {
+    start[l] = row_map(l < nr ? i0 + l : i0);
+    end[l] = row_map(l < nr ? i0 + l + 1 : i0 + 1);
+  }
+  index_type common = end[0] - start[0];
+  for (int l = 1; l < nr; ++l)
+    if (end[l] - start[l] < common) common = end[l] - start[l];
+  double a[W], b[W];
+  double terms[Terms][W] = {};
+  const double_double zero[W];
+  kacc::Impl::double_double_lanes<W, true> dd(zero);
+  bool held = true;
+  for (index_type j = 0; j < common && held; ++j) {
+    for (int l = 0; l < W; ++l) {
+      a[l] = convert<T>(values(start[l] + j));
+      b[l] = convert<T>(x(entries(start[l] + j)));
+    }
+    if constexpr (is_exact) {
+      held = kacc::Impl::lanes_try_add_products<ExactProducts, W>(&terms[0][0], a, b);
+    } else {
+      dd.add_products(a, b);
+    }
+  }
+  for (int l = 0; l < nr; ++l) {
+    const index_type i = i0 + l;
+    T sum = 0;
+    bool done = true;
+    if constexpr (is_exact) {
+      // When the group's expansions could not hold every sum, each row starts again on its
+      // own, so only the rows that need one take a long accumulator.
+      double t[Terms];
+      for (int u = 0; u < Terms; ++u) t[u] = held ? terms[u][l] : 0.0;
+      for (index_type k = held ? start[l] + common : start[l]; k < end[l] && done; ++k) {
+        const double ak = convert<T>(values(k)), bk = convert<T>(x(entries(k)));
+        done = kacc::Impl::lanes_try_add_products<ExactProducts, 1>(t, &ak, &bk);
+      }
+      done = done && kacc::Impl::round_terms_to_nearest<Terms>(t, sum);
+    } else {
+      double hi = dd.hi[l], lo = dd.lo[l];
+      for (index_type k = start[l] + common; k < end[l]; ++k) {
+        double p, e;
+        eft::two_prod(convert<T>(values(k)), convert<T>(x(entries(k))), p, e);
+        kacc::Impl::add_finite(hi, lo, p, e);
+      }
+      done = hi - hi == 0;
+      sum = static_cast<T>(double_double(hi, lo));
+    }
+    if (!done) sum = csr_row_traits_sum<T, Acc>(row_map, values, entries, x, i);
+    update(y, i, alpha, sum, beta);
+  }
+}
+
+/// The host CSR row kernel with exact<double> or double_double sums (T = double):
+/// csr_row_lanes rows per iteration, csr_rows_side_by_side.
+template <class T, class Acc, class Exec, class M, class X, class Y>
+void csr_row_host_side_by_side(const std::string& label, const Exec& exec, const T& alpha,
+                               const M& a, const X& x, const T& beta, const Y& y) {
+  constexpr int W = csr_row_lanes;
+  constexpr bool exact_products =
+      kacc::Impl::exact_products_v<typename M::format_type, format_t<X>>;
+  const auto row_map = a.row_map();
+  const auto entries = a.entries();
+  const typename M::const_values_type values = a.values();
+  const index_type rows = a.num_rows();
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, (rows + W - 1) / W), KOKKOS_LAMBDA(const index_type g) {
+        const index_type i0 = g * W;
+        const int nr = rows - i0 < W ? static_cast<int>(rows - i0) : W;
+        csr_rows_side_by_side<T, Acc, exact_products>(row_map, values, entries, x, i0, nr, alpha,
+                                                      beta, y);
+      });
+}
+
 template <class T, class Acc, shape Shape, class Exec, class M, class X, class Y>
 void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
@@ -147,7 +267,10 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
   const auto entries = a.entries();
   const typename M::const_values_type values = a.values();
   const index_type rows = a.num_rows();
-  if constexpr (Shape == shape::host) {
+  if constexpr (Shape == shape::host && (kacc::Impl::uses_exact_lanes_v<Acc, T> ||
+                                         kacc::Impl::uses_double_double_lanes_v<Acc, T>)) {
+    csr_row_host_side_by_side<T, Acc>(label, exec, alpha, a, x, beta, y);
+  } else if constexpr (Shape == shape::host) {
     Kokkos::parallel_for(
         label, kacc::Impl::range(exec, 0, rows), KOKKOS_LAMBDA(const index_type i) {
           Acc sum = traits::zero();

@@ -295,7 +295,9 @@ KOKKOS_INLINE_FUNCTION void rows_axpy_group_exact(const M& m, const index_type g
 /// sums side by side in registers (lanes_try_add_products, one lane per row), so a
 /// block reads contiguous stretches of each column. The expansions alone hold the sums
 /// on most data; a group whose sums would need a long accumulator (products out of range,
-/// special values, a cascade remainder) is summed again by rows_axpy_group_exact.
+/// special values, a cascade remainder) is summed again by rows_axpy_group_exact. A row's
+/// expansion is rounded by round_terms_to_nearest, through an exact<double> only where
+/// that leaves it undecided.
 template <class Arith, class Exec, class M, class X, class Out>
 void rows_axpy_host_exact(const std::string& label, const Exec& exec, const M& m, index_type i0,
                           index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
@@ -348,9 +350,14 @@ void rows_axpy_host_exact(const std::string& label, const Exec& exec, const M& m
             continue;
           }
           for (int l = 0; l < L && g0 + l < r1; ++l) {
-            exact<double> row;
-            for (int t = 0; t < T; ++t) row.add(state[g][t][l]);
-            out(g0 + l, static_cast<Arith>(row.value()));
+            double terms[T], rounded;
+            for (int t = 0; t < T; ++t) terms[t] = state[g][t][l];
+            if (!kacc::Impl::round_terms_to_nearest<T>(terms, rounded)) {
+              exact<double> row;
+              for (int t = 0; t < T; ++t) row.add(state[g][t][l]);
+              rounded = row.value();
+            }
+            out(g0 + l, static_cast<Arith>(rounded));
           }
         }
       });
