@@ -172,3 +172,20 @@ TEST(MpiSpmv, AShortVectorOnOneRankFailsOnEveryRank) {
 }
 
 }  // namespace
+
+// KACC_MPI_GPU_AWARE decides when set, the library's answer otherwise; anything but 0 or 1
+// is refused rather than read as either.
+TEST(MpiGpuAware, SettingOverridesTheLibrarysAnswer) {
+  using kacc::mpi::Impl::gpu_aware_from;
+  EXPECT_FALSE(gpu_aware_from(nullptr, false));
+  EXPECT_TRUE(gpu_aware_from(nullptr, true));
+  EXPECT_FALSE(gpu_aware_from("", false));
+  EXPECT_TRUE(gpu_aware_from("1", false));
+  EXPECT_FALSE(gpu_aware_from("0", true));
+  EXPECT_THROW(gpu_aware_from("yes", false), std::invalid_argument);
+  EXPECT_THROW(gpu_aware_from("10", true), std::invalid_argument);
+  // This build's MPI (host memory, or an MPI that does not say it takes device buffers).
+#if !defined(KOKKOS_ENABLE_CUDA)
+  EXPECT_FALSE(kacc::mpi::Impl::library_takes_device_buffers());
+#endif
+}

@@ -10,6 +10,7 @@
 #include <kacc/mpi/distributed_csr.hpp>
 #include <kacc/mpi/distributed_space.hpp>
 #include <kacc/mpi/dot.hpp>
+#include <kacc/mpi/gpu_aware.hpp>
 #include <kacc/mpi/krylov.hpp>
 #include <kacc/mpi/nrm2.hpp>
 #include <kacc/mpi/partition.hpp>

@@ -5,6 +5,7 @@
 /// alone.
 
 #include <kacc/mpi/distributed_csr.hpp>
+#include <kacc/mpi/gpu_aware.hpp>
 #include <kacc/sparse/spmv.hpp>
 
 #include <type_traits>
@@ -48,7 +49,7 @@ class ghost_exchange {
  public:
   template <class Exec>
   ghost_exchange(const Exec& exec, const Matrix& matrix, const X& x)
-      : stored_(kacc::detail::storage_of(x)) {
+      : stored_(kacc::detail::storage_of(x)), staged_(!host_accessible && !gpu_aware()) {
     static_assert(!format_traits<format_t<X>>::is_scaled,
                   "kacc::mpi: x must not be stored in a scaled format (each rank's block "
                   "would carry its own scale)");
@@ -56,10 +57,10 @@ class ghost_exchange {
     const auto send = matrix.template scratch<stored_type>(Matrix::send_buffer, sends);
     pack(exec, matrix.send_indices(), stored_, send);
     ghosts_ = Kokkos::subview(stored_, std::make_pair(matrix.local_rows(), matrix.column_count()));
-    // MPI sees host memory: device buffers are staged through host ones.
+    // Without GPU-aware MPI, device buffers are staged through host ones.
     const stored_type* send_data = send.data();
     stored_type* ghost_data = ghosts_.data();
-    if constexpr (!host_accessible) {
+    if (staged_) {
       const auto send_host = matrix.template host_scratch<stored_type>(Matrix::send_buffer, sends);
       Kokkos::deep_copy(send_host, send);
       send_data = send_host.data();
@@ -93,7 +94,7 @@ class ghost_exchange {
   /// Waits for every transfer and puts the ghosts in place.
   void finish() {
     MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    if constexpr (!host_accessible) Kokkos::deep_copy(ghosts_, ghosts_host_);
+    if (staged_) Kokkos::deep_copy(ghosts_, ghosts_host_);
   }
 
  private:
@@ -108,6 +109,7 @@ class ghost_exchange {
   static int bytes(index_type count) { return static_cast<int>(count * sizeof(stored_type)); }
 
   stored_view stored_;
+  bool staged_;  ///< device buffers staged through host ones (no GPU-aware MPI)
   ghosts_type ghosts_;
   typename Matrix::template scratch_view<stored_type, Kokkos::HostSpace> ghosts_host_;
   std::vector<MPI_Request> requests_;
