@@ -57,6 +57,35 @@ int fill_and_count_mismatches(const Fp16View& v) {
   return bad;
 }
 
+using Fp16Reference = kacc::reference<double, kacc::fp16, kacc::overflow::ieee>;
+using Fp16Matrix = Kokkos::View<double**, Kokkos::LayoutLeft, kacc::StoredAs<kacc::fp16>>;
+
+// Every slice of a StoredAs View hands out kacc proxies over the same 2-byte entries.
+template <class V>
+constexpr bool keeps_fp16 = std::is_same_v<typename V::reference_type, Fp16Reference>&&
+    std::is_same_v<typename V::pointer_type, kacc::fp16*>;
+static_assert(keeps_fp16<Kokkos::Subview<Fp16View, Kokkos::pair<int, int>>>, "range");
+static_assert(keeps_fp16<Kokkos::Subview<Fp16Matrix, Kokkos::ALL_t, int>>, "column");
+static_assert(keeps_fp16<Kokkos::Subview<Fp16Matrix, int, Kokkos::ALL_t>>, "row");
+static_assert(keeps_fp16<Kokkos::Subview<Fp16Matrix, Kokkos::pair<int, int>, Kokkos::ALL_t>>,
+              "block");
+static_assert(keeps_fp16<Kokkos::Subview<Fp16Matrix, int, int>>, "entry");
+static_assert(
+    keeps_fp16<Kokkos::Subview<
+        Kokkos::View<double*, Kokkos::LayoutRight, Kokkos::HostSpace, kacc::StoredAs<kacc::fp16>>,
+        Kokkos::ALL_t>>,
+    "with a layout and a space");
+
+// Writes m(i, j) = i + 100 j through a row subview per i (a strided slice of LayoutLeft).
+void fill_by_rows(const Fp16Matrix& m) {
+  for (int i = 0; i < static_cast<int>(m.extent(0)); ++i) {
+    auto row = Kokkos::subview(m, i, Kokkos::ALL);
+    Kokkos::parallel_for(
+        "compat::fill_row", row.extent(0), KOKKOS_LAMBDA(int j) { row(j) = i + 100.0 * j; });
+  }
+  Kokkos::fence();
+}
+
 }  // namespace
 
 TEST(KokkosViewProperty, StoresTwoBytesAndRoundsOnceInKernels) {
@@ -86,6 +115,34 @@ TEST(KokkosViewProperty, ConstViewSharesTheAllocation) {
   EXPECT_EQ(static_cast<const void*>(c.data()), static_cast<const void*>(v.data()));
   EXPECT_EQ(v.use_count(), 2);
   EXPECT_EQ(user_sum_const(c), user_sum(v));
+}
+
+TEST(KokkosViewProperty, SubviewsKeepTheFormat) {
+  Fp16View v("v", 16);
+  ASSERT_EQ(fill_and_count_mismatches(v), 0);
+  auto tail = Kokkos::subview(v, Kokkos::make_pair(4, 16));
+  EXPECT_EQ(static_cast<const void*>(tail.data()), static_cast<const void*>(v.data() + 4));
+  EXPECT_EQ(tail.extent(0), 12u);
+  // 2049 is not an fp16 value (11 significant bits): the write through the subview rounds
+  // to 2048 (ties to even), which the parent then reads.
+  user_scale(tail, 0.0);
+  Kokkos::parallel_for(
+      "compat::write_tail", 1, KOKKOS_LAMBDA(int) { tail(0) = 2049.0; });
+  Kokkos::fence();
+  EXPECT_EQ(static_cast<double>(v(4)), 2048.0);
+  EXPECT_EQ(static_cast<double>(v(5)), 0.0);
+  EXPECT_EQ(static_cast<double>(v(3)), static_cast<double>(kacc::fp16(0.3)));
+
+  Fp16Matrix m("m", 3, 5);
+  fill_by_rows(m);
+  auto column = Kokkos::subview(m, Kokkos::ALL, 2);
+  auto block = Kokkos::subview(m, Kokkos::make_pair(1, 3), Kokkos::make_pair(3, 5));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(static_cast<double>(column(i)), i + 200.0) << i;
+    for (int j = 0; j < 5; ++j) EXPECT_EQ(static_cast<double>(m(i, j)), i + 100.0 * j);
+  }
+  EXPECT_EQ(static_cast<double>(block(1, 1)), 2 + 400.0);
+  EXPECT_EQ(user_sum(column), 600.0 + 3.0);
 }
 
 #endif
