@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #if defined(KACC_HAS_KOKKOS_VIEW_PROPERTY)
 
 namespace {
@@ -143,6 +145,110 @@ TEST(KokkosViewProperty, SubviewsKeepTheFormat) {
   }
   EXPECT_EQ(static_cast<double>(block(1, 1)), 2 + 400.0);
   EXPECT_EQ(user_sum(column), 600.0 + 3.0);
+}
+
+namespace {
+
+using FloatView = Kokkos::View<double*, kacc::StoredAs<float>>;
+
+// Reads a View of any kind on the host, entry by entry, as doubles.
+template <class V>
+std::vector<double> values(const V& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<double> out(v.extent(0));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(h(i));
+  return out;
+}
+
+// 0.1 + i, and 2049 at i = 3 (which fp16 rounds to 2048, float keeps).
+Kokkos::View<double*> doubles(int n) {
+  Kokkos::View<double*> d("d", n);
+  Kokkos::parallel_for(
+      "compat::doubles", n, KOKKOS_LAMBDA(int i) { d(i) = i == 3 ? 2049.0 : 0.1 + i; });
+  Kokkos::fence();
+  return d;
+}
+
+}  // namespace
+
+TEST(KokkosViewProperty, DeepCopyConvertsOrCopiesBytes) {
+  const int n = 8;
+  auto d = doubles(n);
+  Fp16View v("v", n);
+  Kokkos::deep_copy(v, d);  // rounds once to fp16: not a bytewise copy of doubles
+  std::vector<double> expected(n);
+  for (int i = 0; i < n; ++i)
+    expected[i] = static_cast<double>(kacc::fp16(i == 3 ? 2049.0 : 0.1 + i));
+  EXPECT_EQ(values(v), expected);
+  EXPECT_EQ(expected[3], 2048.0);
+
+  Fp16View w("w", n);  // same format: bytes
+  Kokkos::deep_copy(w, v);
+  EXPECT_EQ(values(w), expected);
+
+  Kokkos::View<double*> back("back", n);  // fp16 to double: exact
+  Kokkos::deep_copy(back, v);
+  EXPECT_EQ(values(back), expected);
+
+  FloatView f("f", n);  // fp16 to float entry by entry, then float to fp16 again
+  Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), f, v);
+  Kokkos::DefaultExecutionSpace().fence();
+  EXPECT_EQ(values(f), expected);
+  Kokkos::deep_copy(f, d);
+  EXPECT_EQ(values(f)[3], 2049.0);
+  Kokkos::deep_copy(w, f);
+  EXPECT_EQ(values(w), expected);
+
+  Kokkos::deep_copy(w, 0.1);
+  EXPECT_EQ(values(w), std::vector<double>(n, static_cast<double>(kacc::fp16(0.1))));
+
+  Fp16View shorter("shorter", n - 1);
+  EXPECT_THROW(Kokkos::deep_copy(shorter, v), std::invalid_argument);
+}
+
+TEST(KokkosViewProperty, DeepCopyOfStridedSubviews) {
+  Fp16Matrix m("m", 3, 5);
+  fill_by_rows(m);
+  Fp16Matrix copy("copy", 3, 5);
+  Kokkos::deep_copy(copy, m);
+  Fp16View row("row", 5);
+  Kokkos::deep_copy(row, Kokkos::subview(copy, 1, Kokkos::ALL));  // stride 3: entry by entry
+  EXPECT_EQ(values(row), (std::vector<double>{1.0, 101.0, 201.0, 301.0, 401.0}));
+  Kokkos::deep_copy(Kokkos::subview(m, 2, Kokkos::ALL), row);
+  EXPECT_EQ(static_cast<double>(m(2, 4)), 401.0);
+  EXPECT_EQ(static_cast<double>(m(1, 4)), 401.0);
+}
+
+TEST(KokkosViewProperty, MirrorsKeepTheFormat) {
+  auto d = doubles(6);
+  Fp16View v("v", 6);
+  Kokkos::deep_copy(v, d);
+  auto view = Kokkos::create_mirror_view(v);  // host memory already: the same allocation
+  static_assert(keeps_fp16<decltype(view)>, "create_mirror_view keeps fp16");
+  EXPECT_EQ(static_cast<const void*>(view.data()), static_cast<const void*>(v.data()));
+
+  auto mirror = Kokkos::create_mirror(v);  // a new allocation of 2-byte entries
+  static_assert(keeps_fp16<decltype(mirror)>, "create_mirror keeps fp16");
+  EXPECT_NE(static_cast<const void*>(mirror.data()), static_cast<const void*>(v.data()));
+  EXPECT_EQ(mirror.label(), "v_mirror");
+  Kokkos::deep_copy(mirror, v);
+  EXPECT_EQ(values(mirror), values(v));
+
+  auto in_space = Kokkos::create_mirror(Kokkos::HostSpace(), v);
+  static_assert(keeps_fp16<decltype(in_space)>, "create_mirror(space, v) keeps fp16");
+  auto same = Kokkos::create_mirror_view(Kokkos::HostSpace(), v);
+  static_assert(keeps_fp16<decltype(same)>, "create_mirror_view(space, v) keeps fp16");
+  EXPECT_EQ(static_cast<const void*>(same.data()), static_cast<const void*>(v.data()));
+  auto copied = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  static_assert(keeps_fp16<decltype(copied)>, "create_mirror_view_and_copy keeps fp16");
+  EXPECT_EQ(static_cast<const void*>(copied.data()), static_cast<const void*>(v.data()));
+
+  auto raw = Kokkos::create_mirror(Kokkos::WithoutInitializing, Kokkos::HostSpace(), v);
+  static_assert(keeps_fp16<decltype(raw)>, "create_mirror(WithoutInitializing, space, v)");
+  EXPECT_EQ(raw.extent(0), v.extent(0));
+  auto raw_view = Kokkos::create_mirror_view(Kokkos::WithoutInitializing, v);
+  static_assert(keeps_fp16<decltype(raw_view)>, "create_mirror_view(WithoutInitializing, v)");
+  EXPECT_EQ(static_cast<const void*>(raw_view.data()), static_cast<const void*>(v.data()));
 }
 
 #endif

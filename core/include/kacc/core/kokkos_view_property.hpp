@@ -109,3 +109,6 @@ struct RemoveAlignedMemoryTrait<D, A, B, C, kacc::StoredAs<F, O>>
 }  // namespace Kokkos::Impl
 
 #endif
+
+// deep_copy and mirrors that keep the format.
+#include <kacc/core/kokkos_view_property_copy.hpp>
