@@ -12,7 +12,7 @@
 /// On other Kokkos versions this header declares nothing.
 
 #include <kacc/core/reference.hpp>
-#include <kacc/core/view.hpp>
+#include <kacc/core/traits.hpp>
 
 #include <cstddef>
 #include <type_traits>

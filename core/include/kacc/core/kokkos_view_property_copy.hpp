@@ -23,13 +23,8 @@
 
 namespace kacc::detail {
 
-/// True when V is a Kokkos View whose memory-traits slot holds kacc::StoredAs.
-template <class V>
-inline constexpr bool is_stored_as_kokkos_view_v =
-    is_stored_as<typename V::traits::memory_traits>::value;
-
 /// The format a Kokkos View stores: StoredAs' format, or the value type of a plain View.
-template <class V, bool = is_stored_as_kokkos_view_v<V>>
+template <class V, bool = kacc::is_stored_as_kokkos_view_v<V>>
 struct kokkos_view_format {
   using type = typename V::traits::memory_traits::format;
 };
@@ -140,7 +135,7 @@ void stored_as_deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
 }
 
 template <class... V>
-inline constexpr bool any_stored_as_v = (is_stored_as_kokkos_view_v<V> || ...);
+inline constexpr bool any_stored_as_v = (kacc::is_stored_as_kokkos_view_v<V> || ...);
 
 template <class T>
 inline constexpr bool always_false = false;
@@ -205,7 +200,7 @@ void deep_copy(const ExecSpace& exec, const View<DT*, DP...>& dst, const View<ST
 
 /// Sets every entry of a View with kacc::StoredAs to value, rounded once to its format.
 template <class DT, class... DP,
-          std::enable_if_t<kacc::detail::is_stored_as_kokkos_view_v<View<DT*, DP...>>, int> = 0>
+          std::enable_if_t<kacc::is_stored_as_kokkos_view_v<View<DT*, DP...>>, int> = 0>
 void deep_copy(const View<DT*, DP...>& dst,
                typename ViewTraits<DT*, DP...>::const_value_type& value) {
   using V = View<DT*, DP...>;
@@ -237,14 +232,14 @@ void deep_copy(const View<DT*, DP...>& dst,
 /// A new View like src in the memory space of Space (the host's if Space is not given),
 /// labelled src.label() + "_mirror", entries zero.
 template <class T, class... P,
-          std::enable_if_t<kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
+          std::enable_if_t<kacc::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
 auto create_mirror(const View<T*, P...>& src) {
   return kacc::detail::stored_as_mirror<void>(src, false);
 }
 
 /// create_mirror with the entries left uninitialised.
 template <class T, class... P,
-          std::enable_if_t<kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
+          std::enable_if_t<kacc::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
 auto create_mirror(Impl::WithoutInitializing_t, const View<T*, P...>& src) {
   return kacc::detail::stored_as_mirror<void>(src, true);
 }
@@ -252,7 +247,7 @@ auto create_mirror(Impl::WithoutInitializing_t, const View<T*, P...>& src) {
 /// create_mirror in the memory space of Space.
 template <class Space, class T, class... P,
           std::enable_if_t<Kokkos::is_space<Space>::value &&
-                               kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>,
+                               kacc::is_stored_as_kokkos_view_v<View<T*, P...>>,
                            int> = 0>
 auto create_mirror(const Space&, const View<T*, P...>& src) {
   return kacc::detail::stored_as_mirror<Space>(src, false);
@@ -261,7 +256,7 @@ auto create_mirror(const Space&, const View<T*, P...>& src) {
 /// create_mirror in the memory space of Space, entries left uninitialised.
 template <class Space, class T, class... P,
           std::enable_if_t<Kokkos::is_space<Space>::value &&
-                               kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>,
+                               kacc::is_stored_as_kokkos_view_v<View<T*, P...>>,
                            int> = 0>
 auto create_mirror(Impl::WithoutInitializing_t, const Space&, const View<T*, P...>& src) {
   return kacc::detail::stored_as_mirror<Space>(src, true);
@@ -269,14 +264,14 @@ auto create_mirror(Impl::WithoutInitializing_t, const Space&, const View<T*, P..
 
 /// src itself when it lives in host memory, else create_mirror(src).
 template <class T, class... P,
-          std::enable_if_t<kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
+          std::enable_if_t<kacc::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
 auto create_mirror_view(const View<T*, P...>& src) {
   return kacc::detail::stored_as_mirror_view<void>(src, false);
 }
 
 /// src itself when it lives in host memory, else create_mirror(WithoutInitializing, src).
 template <class T, class... P,
-          std::enable_if_t<kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
+          std::enable_if_t<kacc::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
 auto create_mirror_view(Impl::WithoutInitializing_t, const View<T*, P...>& src) {
   return kacc::detail::stored_as_mirror_view<void>(src, true);
 }
@@ -284,7 +279,7 @@ auto create_mirror_view(Impl::WithoutInitializing_t, const View<T*, P...>& src) 
 /// src itself when it lives in Space's memory space, else create_mirror(space, src).
 template <class Space, class T, class... P,
           std::enable_if_t<Kokkos::is_space<Space>::value &&
-                               kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>,
+                               kacc::is_stored_as_kokkos_view_v<View<T*, P...>>,
                            int> = 0>
 auto create_mirror_view(const Space&, const View<T*, P...>& src) {
   return kacc::detail::stored_as_mirror_view<Space>(src, false);
@@ -293,7 +288,7 @@ auto create_mirror_view(const Space&, const View<T*, P...>& src) {
 /// src itself when it lives in Space's memory space, else an uninitialised mirror there.
 template <class Space, class T, class... P,
           std::enable_if_t<Kokkos::is_space<Space>::value &&
-                               kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>,
+                               kacc::is_stored_as_kokkos_view_v<View<T*, P...>>,
                            int> = 0>
 auto create_mirror_view(Impl::WithoutInitializing_t, const Space&, const View<T*, P...>& src) {
   return kacc::detail::stored_as_mirror_view<Space>(src, true);
@@ -303,7 +298,7 @@ auto create_mirror_view(Impl::WithoutInitializing_t, const Space&, const View<T*
 /// its format there, labelled name (src's label if empty), holding a copy of its entries.
 template <class Space, class T, class... P,
           std::enable_if_t<Kokkos::is_space<Space>::value &&
-                               kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>,
+                               kacc::is_stored_as_kokkos_view_v<View<T*, P...>>,
                            int> = 0>
 auto create_mirror_view_and_copy(const Space&, const View<T*, P...>& src,
                                  const std::string& name = "") {
@@ -323,21 +318,21 @@ auto create_mirror_view_and_copy(const Space&, const View<T*, P...>& src,
 /// Refused: view_alloc properties (an execution space instance, a label) are not carried
 /// to a StoredAs mirror; a space and WithoutInitializing are.
 template <class... Args, class T, class... P,
-          std::enable_if_t<kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
+          std::enable_if_t<kacc::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
 void create_mirror(const Impl::ViewCtorProp<Args...>&, const View<T*, P...>&) {
   static_assert(kacc::detail::always_false<T>, KACC_STORED_AS_VIEW_ALLOC_MESSAGE);
 }
 
 /// Refused, as create_mirror with view_alloc properties.
 template <class... Args, class T, class... P,
-          std::enable_if_t<kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
+          std::enable_if_t<kacc::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
 void create_mirror_view(const Impl::ViewCtorProp<Args...>&, const View<T*, P...>&) {
   static_assert(kacc::detail::always_false<T>, KACC_STORED_AS_VIEW_ALLOC_MESSAGE);
 }
 
 /// Refused, as create_mirror with view_alloc properties.
 template <class... Args, class T, class... P,
-          std::enable_if_t<kacc::detail::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
+          std::enable_if_t<kacc::is_stored_as_kokkos_view_v<View<T*, P...>>, int> = 0>
 void create_mirror_view_and_copy(const Impl::ViewCtorProp<Args...>&, const View<T*, P...>&) {
   static_assert(kacc::detail::always_false<T>, KACC_STORED_AS_VIEW_ALLOC_MESSAGE);
 }
