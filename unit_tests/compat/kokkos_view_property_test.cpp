@@ -78,6 +78,14 @@ static_assert(
         Kokkos::ALL_t>>,
     "with a layout and a space");
 
+// v(0) = value, in a kernel.
+template <class V>
+void write_first(const V& v, double value) {
+  Kokkos::parallel_for(
+      "compat::write_first", 1, KOKKOS_LAMBDA(int) { v(0) = value; });
+  Kokkos::fence();
+}
+
 // Writes m(i, j) = i + 100 j through a row subview per i (a strided slice of LayoutLeft).
 void fill_by_rows(const Fp16Matrix& m) {
   for (int i = 0; i < static_cast<int>(m.extent(0)); ++i) {
@@ -128,9 +136,7 @@ TEST(KokkosViewProperty, SubviewsKeepTheFormat) {
   // 2049 is not an fp16 value (11 significant bits): the write through the subview rounds
   // to 2048 (ties to even), which the parent then reads.
   user_scale(tail, 0.0);
-  Kokkos::parallel_for(
-      "compat::write_tail", 1, KOKKOS_LAMBDA(int) { tail(0) = 2049.0; });
-  Kokkos::fence();
+  write_first(tail, 2049.0);
   EXPECT_EQ(static_cast<double>(v(4)), 2048.0);
   EXPECT_EQ(static_cast<double>(v(5)), 0.0);
   EXPECT_EQ(static_cast<double>(v(3)), static_cast<double>(kacc::fp16(0.3)));

@@ -14,10 +14,10 @@
 /// kokkos_view_property.hpp; on Kokkos without the View hooks it declares nothing.
 
 #include <kacc/core/kokkos_view_property.hpp>
+#include <kacc/core/view_algorithms.hpp>
 
 #if defined(KACC_HAS_KOKKOS_VIEW_PROPERTY)
 
-#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -80,24 +80,14 @@ auto entries_of(const V& v) {
                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.span());
 }
 
-/// dst(i...) = src(i...) in Exec, rounding once to dst's format.
-template <class Exec, class Dst, class Src>
-void convert_into(const Exec& exec, const Dst& dst, const Src& src) {
-  using T = typename Dst::non_const_value_type;
-  if constexpr (Dst::rank() == 1) {
-    Kokkos::parallel_for(
-        "kacc::deep_copy(StoredAs)", Kokkos::RangePolicy<Exec>(exec, 0, dst.extent(0)),
-        KOKKOS_LAMBDA(std::size_t i) { dst(i) = static_cast<T>(src(i)); });
-  } else {
-    using Index = Kokkos::IndexType<std::int64_t>;
-    Kokkos::parallel_for(
-        "kacc::deep_copy(StoredAs)",
-        Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>, Index>(
-            exec, {0, 0},
-            {static_cast<std::int64_t>(dst.extent(0)), static_cast<std::int64_t>(dst.extent(1))}),
-        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { dst(i, j) = static_cast<T>(src(i, j)); });
-  }
-}
+/// dst(i...) = value, rounded once to dst's format (a functor: see convert_entries).
+template <class Dst>
+struct fill_entries {
+  Dst dst;
+  typename Dst::non_const_value_type value;
+  KOKKOS_INLINE_FUNCTION void operator()(index_type i) const { dst(i) = value; }
+  KOKKOS_INLINE_FUNCTION void operator()(index_type i, index_type j) const { dst(i, j) = value; }
+};
 
 /// The deep_copy of two Views of which at least one has StoredAs, in Exec.
 template <class Exec, class Dst, class Src>
@@ -125,7 +115,7 @@ void stored_as_deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
     return;
   }
   if constexpr (accessible) {
-    convert_into(exec, dst, src);
+    copy_converted(exec, dst, src);
   } else {
     throw std::invalid_argument("Kokkos::deep_copy (kacc StoredAs View): dst '" + dst.label() +
                                 "' and src '" + src.label() +
@@ -207,22 +197,9 @@ void deep_copy(const View<DT*, DP...>& dst,
   static_assert(V::rank() == 1 || V::rank() == 2,
                 "kacc: Kokkos::deep_copy of a View with kacc::StoredAs supports ranks 1 and 2");
   Kokkos::fence("Kokkos::deep_copy (kacc StoredAs View, value): before");
-  using T = typename V::non_const_value_type;
-  const T v = value;
-  if constexpr (V::rank() == 1) {
-    Kokkos::parallel_for(
-        "kacc::deep_copy(StoredAs, value)",
-        Kokkos::RangePolicy<typename V::execution_space>(0, dst.extent(0)),
-        KOKKOS_LAMBDA(std::size_t i) { dst(i) = v; });
-  } else {
-    using Index = Kokkos::IndexType<std::int64_t>;
-    Kokkos::parallel_for(
-        "kacc::deep_copy(StoredAs, value)",
-        Kokkos::MDRangePolicy<typename V::execution_space, Kokkos::Rank<2>, Index>(
-            {0, 0},
-            {static_cast<std::int64_t>(dst.extent(0)), static_cast<std::int64_t>(dst.extent(1))}),
-        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { dst(i, j) = v; });
-  }
+  kacc::detail::for_each_index<V::rank()>("kacc::deep_copy(StoredAs, value)",
+                                          typename V::execution_space(), dst,
+                                          kacc::detail::fill_entries<V>{dst, value});
   Kokkos::fence("Kokkos::deep_copy (kacc StoredAs View, value): after");
 }
 
