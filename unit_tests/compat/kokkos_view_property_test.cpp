@@ -255,6 +255,14 @@ TEST(KokkosViewProperty, MirrorsKeepTheFormat) {
   auto raw_view = Kokkos::create_mirror_view(Kokkos::WithoutInitializing, v);
   static_assert(keeps_fp16<decltype(raw_view)>, "create_mirror_view(WithoutInitializing, v)");
   EXPECT_EQ(static_cast<const void*>(raw_view.data()), static_cast<const void*>(v.data()));
+
+  // A read-only View gets a writable mirror of its own.
+  Kokkos::View<const double*, kacc::StoredAs<kacc::fp16>> c = v;
+  auto writable = Kokkos::create_mirror_view(c);
+  static_assert(keeps_fp16<decltype(writable)>, "create_mirror_view of a const View");
+  EXPECT_NE(static_cast<const void*>(writable.data()), static_cast<const void*>(v.data()));
+  Kokkos::deep_copy(writable, c);
+  EXPECT_EQ(values(writable), values(v));
 }
 
 #endif

@@ -144,13 +144,15 @@ auto stored_as_mirror(const V& src, bool without_initializing) {
 }
 
 /// src itself (as a View of the mirror type) when it lives in the memory space of Space
-/// (void: src's host mirror space), else stored_as_mirror.
+/// (void: src's host mirror space) and is writable, else stored_as_mirror.
 template <class Space, class V>
 auto stored_as_mirror_view(const V& src, bool without_initializing) {
   using MemorySpace = typename std::conditional_t<std::is_void<Space>::value,
                                                   typename V::HostMirror, Space>::memory_space;
   using Mirror = stored_as_mirror_t<V, MemorySpace>;
-  if constexpr (std::is_same<MemorySpace, typename V::memory_space>::value) {
+  // A View of const values gets a new, writable mirror, as Kokkos' create_mirror_view.
+  if constexpr (std::is_same<MemorySpace, typename V::memory_space>::value &&
+                std::is_same<typename V::data_type, typename V::non_const_data_type>::value) {
     return Mirror(src);
   } else {
     return stored_as_mirror<Space>(src, without_initializing);
