@@ -66,3 +66,26 @@ function(kacc_add_mpi_test name)
                        PROCESSORS ${arg_RANKS}
                        ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=${arg_THREADS}")
 endfunction()
+
+# Sets KACC_HAS_KOKKOS_VIEW_PROPERTY (cached) when the Kokkos found takes kacc::StoredAs as a
+# View property (the macro of the same name in core/include/kacc/core/config.hpp), so that
+# the tests and the example that need it are built only there.
+function(kacc_check_view_property)
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_LIBRARIES Kokkos::kokkos)
+  set(CMAKE_REQUIRED_INCLUDES ${PROJECT_SOURCE_DIR}/core/include)
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_cxx_source_compiles("#include <kacc/core/config.hpp>
+#ifndef KACC_HAS_KOKKOS_VIEW_PROPERTY
+#error no View hooks
+#endif
+int main() { return 0; }" kacc_view_property_check)
+  # (check_cxx_source_compiles defines its result's name while compiling: hence two names)
+  if(kacc_view_property_check)
+    set(KACC_HAS_KOKKOS_VIEW_PROPERTY ON CACHE INTERNAL "")
+  else()
+    set(KACC_HAS_KOKKOS_VIEW_PROPERTY OFF CACHE INTERNAL "")
+  endif()
+  message(STATUS "kacc: Kokkos::View<T, kacc::StoredAs<F>>: ${KACC_HAS_KOKKOS_VIEW_PROPERTY} "
+                 "(needs the View hooks of Kokkos develop 4.6.99 / 5)")
+endfunction()

@@ -350,10 +350,12 @@ inline constexpr bool block_load_vectorised_v =
 /// (L1-resident) first, then summed in a separate loop that compilers vectorise whole.
 constexpr int block_stage = 256;
 
-/// The type V(i) reads an entry as before convert<T>: its arithmetic type for kacc views
-/// and plain Views of arithmetic types, double for plain Views of kacc formats.
+/// The type V(i) reads an entry as before convert<T>: its arithmetic type for kacc views,
+/// Kokkos Views with StoredAs and plain Views of arithmetic types, double for plain Views
+/// of kacc formats.
 template <class V>
-using read_t = std::conditional_t<is_kacc_view_v<V> || std::is_arithmetic<format_t<V>>::value,
+using read_t = std::conditional_t<is_kacc_view_v<V> || is_stored_as_kokkos_view_v<V> ||
+                                      std::is_arithmetic<format_t<V>>::value,
                                   arithmetic_t<V>, double>;
 
 /// The address of entry (i...) of V's storage.
@@ -361,6 +363,8 @@ template <class V, class... I>
 KOKKOS_FORCEINLINE_FUNCTION auto storage_pointer(const V& v, const I&... i) {
   if constexpr (is_kacc_view_v<V>) {
     return &v.storage()(i...);
+  } else if constexpr (is_stored_as_kokkos_view_v<V>) {
+    return v.data() + v.mapping()(i...);  // v(i...) is a proxy, not an entry
   } else {
     return &v(i...);
   }

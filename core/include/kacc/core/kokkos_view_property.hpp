@@ -5,12 +5,14 @@
 /// see config.hpp), StoredAs takes the View's memory-traits slot and
 /// kacc::customize_view_arguments, found by Kokkos through argument-dependent lookup,
 /// gives the View an accessor whose storage is the format and whose reference is a kacc
-/// proxy computing in the View's value type. Kokkos then allocates, labels, reference-counts,
-/// slices (subview) and copies it as any View. A prototype: unscaled formats only (the
-/// accessor has no room for scales, as kacc::mdspan_accessor), and kacc's kernels still
-/// take kacc::View. On other Kokkos versions this header declares nothing.
+/// proxy computing in the View's value type. Kokkos then allocates, labels and
+/// reference-counts it as any View; `Kokkos::subview` keeps the format through the
+/// specializations of Kokkos::Impl::RemoveAlignedMemoryTrait at the end of this file.
+/// Unscaled formats only (the accessor has no room for scales, as kacc::mdspan_accessor).
+/// On other Kokkos versions this header declares nothing.
 
 #include <kacc/core/reference.hpp>
+#include <kacc/core/traits.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -74,6 +76,39 @@ KOKKOS_FUNCTION constexpr std::size_t allocation_size_from_mapping_and_accessor(
   return mapping.required_span_size();
 }
 
+namespace detail {
+/// The ViewTraits of a subview of a View whose memory-traits slot holds StoredAs: the
+/// source's own traits. Kokkos removes the Aligned trait (which StoredAs never has) by
+/// rewriting the slot as a fresh Kokkos::MemoryTraits, which would drop the format.
+template <class D, class... P>
+struct subview_traits {
+  static_assert(is_stored_as<typename Kokkos::ViewTraits<D, P...>::memory_traits>::value,
+                "only Views with a kacc::StoredAs property");
+  using type = Kokkos::ViewTraits<D, P...>;
+};
+}  // namespace detail
+
 }  // namespace kacc
 
+// Kokkos::subview computes its result type from Impl::RemoveAlignedMemoryTrait, which has
+// no customization point; these specializations (StoredAs last, as Kokkos requires of
+// memory traits, after at most a layout, a space and a hooks policy) keep the format.
+namespace Kokkos::Impl {
+template <class D, class F, class O>
+struct RemoveAlignedMemoryTrait<D, kacc::StoredAs<F, O>>
+    : kacc::detail::subview_traits<D, kacc::StoredAs<F, O>> {};
+template <class D, class A, class F, class O>
+struct RemoveAlignedMemoryTrait<D, A, kacc::StoredAs<F, O>>
+    : kacc::detail::subview_traits<D, A, kacc::StoredAs<F, O>> {};
+template <class D, class A, class B, class F, class O>
+struct RemoveAlignedMemoryTrait<D, A, B, kacc::StoredAs<F, O>>
+    : kacc::detail::subview_traits<D, A, B, kacc::StoredAs<F, O>> {};
+template <class D, class A, class B, class C, class F, class O>
+struct RemoveAlignedMemoryTrait<D, A, B, C, kacc::StoredAs<F, O>>
+    : kacc::detail::subview_traits<D, A, B, C, kacc::StoredAs<F, O>> {};
+}  // namespace Kokkos::Impl
+
 #endif
+
+// deep_copy and mirrors that keep the format.
+#include <kacc/core/kokkos_view_property_copy.hpp>

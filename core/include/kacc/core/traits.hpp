@@ -2,7 +2,8 @@
 /// @file
 /// Traits that work for kacc views and plain Kokkos Views alike, so kernels are written
 /// once: `arithmetic_t<V>` (the type entries compute in), `format_t<V>` (the format they
-/// are stored in), `is_view_v<V>` (either kind of view), `is_kacc_view_v<V>`.
+/// are stored in), `is_view_v<V>` (either kind of view), `is_kacc_view_v<V>`,
+/// `is_stored_as_kokkos_view_v<V>` (a `Kokkos::View<T, kacc::StoredAs<F>>`).
 
 #include <kacc/core/view.hpp>
 
@@ -18,15 +19,33 @@ inline constexpr bool is_kacc_view_v = is_kacc_view<std::remove_cv_t<T>>::value;
 template <class T>
 inline constexpr bool is_view_v = is_kacc_view_v<T> || Kokkos::is_view<std::remove_cv_t<T>>::value;
 
+/// True for a Kokkos::View whose memory-traits slot holds kacc::StoredAs, which Kokkos
+/// allows where it has the View hooks (kacc/core/kokkos_view_property.hpp); false
+/// elsewhere and for every other type.
+template <class T, class = void>
+struct is_stored_as_kokkos_view : std::false_type {};
+template <class T>
+struct is_stored_as_kokkos_view<T, std::enable_if_t<Kokkos::is_view<T>::value>>
+    : detail::is_stored_as<typename T::traits::memory_traits> {};
+template <class T>
+inline constexpr bool is_stored_as_kokkos_view_v =
+    is_stored_as_kokkos_view<std::remove_cv_t<T>>::value;
+
 namespace detail {
-template <class V, bool = is_kacc_view_v<V>>
+template <class V, bool = is_kacc_view_v<V>, bool = is_stored_as_kokkos_view_v<V>>
 struct view_formats {
   using arithmetic_type = typename V::arithmetic_type;
   using format_type = typename V::format_type;
 };
+// A Kokkos View with StoredAs computes in its value type, stores StoredAs' format.
+template <class V>
+struct view_formats<V, false, true> {
+  using arithmetic_type = typename V::non_const_value_type;
+  using format_type = typename V::traits::memory_traits::format;
+};
 // A plain View of a kacc 2-byte or custom format computes in float.
 template <class V>
-struct view_formats<V, false> {
+struct view_formats<V, false, false> {
   using value_type = typename V::non_const_value_type;
   using arithmetic_type =
       std::conditional_t<std::is_arithmetic<value_type>::value, value_type, float>;
