@@ -96,6 +96,24 @@ KOKKOS_INLINE_FUNCTION std::uint16_t bfloat16_from_float(float value) {
 KOKKOS_INLINE_FUNCTION float bfloat16_to_float(std::uint16_t bits) {
   return kacc::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
 }
+
+// Exact whatever the denormals-are-zero flag: the hardware widens the float a bf16 is, except
+// that under DAZ it reads a subnormal as zero; a subnormal with mantissa m is m * 2^-133,
+// made from the exact conversion of the integer m and a scaling whose operands and result
+// are normal. Two conversions and bit masks (not a select, so that loops over it vectorise:
+// see binary16_to_float_bits) instead of ieee_codec's decode on 64-bit integers.
+KOKKOS_INLINE_FUNCTION double bfloat16_to_double(std::uint16_t bits) {
+  const std::uint32_t magnitude = bits & 0x7fffu;
+  const std::uint64_t widened =
+      kacc::bit_cast<std::uint64_t>(static_cast<double>(bfloat16_to_float(bits)));
+  const std::uint64_t tiny =
+      kacc::bit_cast<std::uint64_t>(static_cast<double>(static_cast<std::int32_t>(magnitude)) *
+                                    0x1p-133) |
+      (static_cast<std::uint64_t>(bits & 0x8000u) << 48);
+  const std::uint64_t subnormal_mask =
+      std::uint64_t{0} - static_cast<std::uint64_t>(magnitude < 0x0080u);
+  return kacc::bit_cast<double>((widened & ~subnormal_mask) | (tiny & subnormal_mask));
+}
 }  // namespace detail
 
 /// IEEE 754 binary16: 1 sign, 5 exponent, 10 mantissa bits; largest finite 65504.
@@ -131,10 +149,10 @@ struct bf16 {
   KOKKOS_INLINE_FUNCTION explicit bf16(double value)
       : bits(static_cast<std::uint16_t>(detail::bfloat16_codec::encode_fast(value))) {}
   KOKKOS_INLINE_FUNCTION explicit operator float() const { return detail::bfloat16_to_float(bits); }
-  /// Exact, on the bits: a bf16 subnormal is a float subnormal, which a float-to-double
-  /// conversion would read as zero under denormals-are-zero.
+  /// Exact, also for subnormals under denormals-are-zero (a bf16 subnormal is a float
+  /// subnormal, which a float-to-double conversion would then read as zero).
   KOKKOS_INLINE_FUNCTION explicit operator double() const {
-    return detail::bfloat16_codec::decode(bits);
+    return detail::bfloat16_to_double(bits);
   }
   KOKKOS_INLINE_FUNCTION static constexpr bf16 from_bits(std::uint16_t b) {
     bf16 h{};
