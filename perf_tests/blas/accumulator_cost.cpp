@@ -171,11 +171,15 @@ void add_gemv(std::vector<variant>& out, std::int64_t n, const std::string& name
                  0});
 }
 
+// CSR in host memory: the kernels run on the host (Host) in every build, GPU builds included.
+template <class S>
+using HostCsr = kacc::sparse::CsrMatrix<double, S, int, int, Host::device_type>;
+
 // The 7-point stencil on an n^3 grid in CSR with values stored as S: diagonal 6, neighbours -1,
 // each with a deterministic perturbation of up to 0.1 (so the products round).
 template <class S>
-kacc::sparse::CsrMatrix<double, S> stencil7(std::int64_t n) {
-  using M = kacc::sparse::CsrMatrix<double, S>;
+HostCsr<S> stencil7(std::int64_t n) {
+  using M = HostCsr<S>;
   const std::int64_t rows = n * n * n;
   typename M::row_map_type row_map("stencil_row_map", rows + 1);
   std::vector<int> cols;
