@@ -198,6 +198,47 @@ TEST(GesvIr, BadlyScaled) {
   EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
 }
 
+// ||A||_inf: the largest row sum wherever that row lies in the host's blocks of rows
+// (the last row of a partial block, the first of a full one), in both layouts, and +inf
+// for a NaN.
+TEST(GesvIr, MatrixNormInf) {
+  const std::size_t m = 37, n = 5;
+  for (std::size_t heavy : {std::size_t(0), std::size_t(16), std::size_t(36)}) {
+    kacc::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace, kacc::StoredAs<float>> L("L", m, n);
+    kacc::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> R("R", m, n);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        const double v = (i == heavy ? 3.0 : 1.0) * (j % 2 ? -1.0 : 1.0) * (j + 1);
+        L(i, j) = v;
+        R(i, j) = v;
+      }
+    EXPECT_EQ(kacc::solve::Impl::matrix_norm_inf(Host(), L), 45.0) << heavy;
+    EXPECT_EQ(kacc::solve::Impl::matrix_norm_inf(Host(), R), 45.0) << heavy;
+    R(heavy, 1) = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_EQ(kacc::solve::Impl::matrix_norm_inf(Host(), R), HUGE_VAL) << heavy;
+  }
+}
+
+// Wilkinson's matrix (1 on the diagonal and in the last column, -1 below the diagonal):
+// partial pivoting's element growth is 2^(n-1), so fp16 factors of the scaled matrix
+// (largest entry 4096) overflow; gesv_ir factors it again with the multiplier divided by
+// 256 instead of falling back to fp64 factors.
+TEST(GesvIr, Fp16GrowthFactoredAgain) {
+  const std::size_t n = 12;
+  std::vector<double> a(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < i; ++j) a[i * n + j] = -1;
+    a[i * n + i] = 1;
+    a[i * n + n - 1] = 1;
+  }
+  const auto b = random_values(n, 8);
+  ir_options o;
+  o.factors = factor_format::fp16;
+  const auto r = solve(a, b, o);
+  EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
+  EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
+}
+
 // Beyond what the factors can refine: an honest fallback (or, without it, an honest
 // not_converged), never "converged".
 TEST(GesvIr, TooIllConditionedFallsBack) {

@@ -26,6 +26,8 @@ constexpr index_type gemm_mc = 64;
 constexpr index_type gemm_nc = 128;
 /// Depth of the packed host tiles.
 constexpr index_type gemm_kc = 256;
+/// Entries of a column of op(B) converted at a time (by block loads) when packed.
+constexpr int gemm_pack_stage = 16;
 /// Rows and columns of a team-shape C tile, and depth of its staged tiles.
 constexpr index_type gemm_team_tile = 32;
 constexpr index_type gemm_team_depth = 32;
@@ -63,13 +65,28 @@ void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB
     for (index_type e = 0; e < MC * NC; ++e) sums(e) = Acc(0);
     for (index_type k0 = 0; k0 < k; k0 += KC) {
       const index_type kb = k - k0 < KC ? k - k0 : KC;
-      // Register block p of op(A) is kb x MR, k-major; zero-padded past mb.
-      for (index_type kk = 0; kk < kb; ++kk)
-        for (index_type i = 0; i < mp * MR; ++i)
+      // Register block p of op(A) is kb x MR, k-major; zero-padded past mb. Whole register
+      // blocks are converted by block loads (SIMD conversions where the format has them).
+      for (index_type kk = 0; kk < kb; ++kk) {
+        index_type i = 0;
+        for (; i + MR <= mb; i += MR)
+          a.template load_along_i<MR>(i0 + i, k0 + kk, &ap(((i / MR) * kb + kk) * MR));
+        for (; i < mp * MR; ++i)
           ap(((i / MR) * kb + kk) * MR + i % MR) = i < mb ? convert<T>(a(i0 + i, k0 + kk)) : T(0);
-      for (index_type j = 0; j < np * NR; ++j)
-        for (index_type kk = 0; kk < kb; ++kk)
+      }
+      for (index_type j = 0; j < np * NR; ++j) {
+        index_type kk = 0;
+        if (j < nb) {
+          T staged[gemm_pack_stage];
+          for (; kk + gemm_pack_stage <= kb; kk += gemm_pack_stage) {
+            b.template load_along_i<gemm_pack_stage>(k0 + kk, j0 + j, staged);
+            for (index_type l = 0; l < gemm_pack_stage; ++l)
+              bp(((j / NR) * kb + kk + l) * NR + j % NR) = staged[l];
+          }
+        }
+        for (; kk < kb; ++kk)
           bp(((j / NR) * kb + kk) * NR + j % NR) = j < nb ? convert<T>(b(k0 + kk, j0 + j)) : T(0);
+      }
       for (index_type q = 0; q < np; ++q) {
         const T* const bq = &bp(q * kb * NR);
         for (index_type p = 0; p < mp; ++p) {

@@ -8,6 +8,7 @@
 /// kacc::blas GEMM for the trailing matrix, both computing in the arithmetic type.
 
 #include <kacc/blas/gemm.hpp>
+#include <kacc/core/pragma_simd.hpp>
 #include <kacc/core/view_algorithms.hpp>
 
 #include <stdexcept>
@@ -44,13 +45,38 @@ using kacc::Impl::shape;
 template <shape Shape>
 constexpr index_type getrf_block = Shape == shape::host ? 128 : 64;
 
-/// The pivot row of column j of the panel workspace w (rows [j, m) of the matrix are
-/// rows [j - j0, m - j0) of w): the first row of largest magnitude, so the choice does not
-/// depend on the thread count. NaNs are never chosen over a number. `largest` receives the
-/// pivot's magnitude (0 for a zero column; lowest() for an all-NaN one).
+/// The panel workspace's layout: rows contiguous on the host, so the update of a row is a
+/// contiguous loop that compilers vectorise (the whole panel stays in cache); columns
+/// contiguous in the team shape, so consecutive threads, one row each, read consecutive
+/// addresses.
+template <shape Shape>
+using getrf_panel_layout =
+    std::conditional_t<Shape == shape::host, Kokkos::LayoutRight, Kokkos::LayoutLeft>;
+
+/// The first row in [r0, r1) of column col of the panel workspace w whose magnitude is
+/// `largest` (the column's largest, found by the previous column's update), so the choice
+/// does not depend on the thread count; r0 when `largest` is not a positive number (a zero
+/// column, or one of NaNs: NaNs are never chosen over a number).
 template <class T, class Exec, class W>
-index_type pivot_row(const std::string& label, const Exec& exec, const W& w, index_type col,
-                     index_type r0, index_type r1, T& largest) {
+index_type first_row_of(const std::string& label, const Exec& exec, const W& w, index_type col,
+                        index_type r0, index_type r1, const T& largest) {
+  if (!(largest > T(0))) return r0;
+  index_type first;
+  Kokkos::parallel_reduce(
+      label + "_pivot_row", kacc::Impl::range(exec, r0, r1),
+      KOKKOS_LAMBDA(const index_type r, index_type& at) {
+        const T v = w(r, col) < T(0) ? -w(r, col) : w(r, col);
+        if (v == largest && r < at) at = r;
+      },
+      Kokkos::Min<index_type>(first));
+  return first;
+}
+
+/// The largest magnitude in rows [r0, r1) of column col of w (lowest() when there is no
+/// number among them).
+template <class T, class Exec, class W>
+T largest_in_column(const std::string& label, const Exec& exec, const W& w, index_type col,
+                    index_type r0, index_type r1) {
   T best;
   Kokkos::parallel_reduce(
       label + "_pivot", kacc::Impl::range(exec, r0, r1),
@@ -59,77 +85,94 @@ index_type pivot_row(const std::string& label, const Exec& exec, const W& w, ind
         if (v > most) most = v;
       },
       Kokkos::Max<T>(best));
-  largest = best;
-  if (!(best > T(0))) return r0;
-  index_type first;
-  Kokkos::parallel_reduce(
-      label + "_pivot_row", kacc::Impl::range(exec, r0, r1),
-      KOKKOS_LAMBDA(const index_type r, index_type& at) {
-        const T v = w(r, col) < T(0) ? -w(r, col) : w(r, col);
-        if (v == best && r < at) at = r;
-      },
-      Kokkos::Min<index_type>(first));
-  return first;
+  return best;
 }
 
 /// The factorisation after the argument checks; returns LAPACK's info (0, or the 1-based
-/// column of the first zero pivot) and the 1-based pivot rows in piv.
+/// column of the first zero pivot) and the 1-based pivot rows in piv. Each panel is
+/// factored in the workspace with one pass over its rows per column: the pass that
+/// eliminates column c also finds the largest magnitude of column c + 1 (the next pivot's
+/// search then only locates its first row). Row interchanges reach the columns outside
+/// the panel after it is factored, column by column in pivot order (LAPACK's laswp), so
+/// each touches one column of A at a time.
 template <class T, shape Shape, class Exec, class AV>
 index_type getrf(const std::string& label, const Exec& exec, const AV& A,
                  std::vector<index_type>& piv) {
   constexpr index_type NB = getrf_block<Shape>;
   const index_type m = A.extent(0), n = A.extent(1), kmax = m < n ? m : n;
   using AT = typename AV::non_const_value_type;
-  Kokkos::View<T**, Kokkos::LayoutLeft, typename Exec::memory_space> w(
+  using memory_space = typename Exec::memory_space;
+  Kokkos::View<T**, getrf_panel_layout<Shape>, memory_space> w(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::lapack::getrf_panel"), m, NB);
+  Kokkos::View<index_type*, memory_space> panel_pivots("kacc::lapack::getrf_pivots", NB);
+  auto host_pivots = Kokkos::create_mirror_view(panel_pivots);
   index_type info = 0;
   piv.assign(kmax, 0);
   for (index_type j0 = 0; j0 < kmax; j0 += NB) {
-    const index_type j1 = j0 + NB < kmax ? j0 + NB : kmax, nb = j1 - j0;
+    const index_type j1 = j0 + NB < kmax ? j0 + NB : kmax, nb = j1 - j0, rows = m - j0;
     // w(r, c) is A(j0 + r, j0 + c): the panel below the finished rows.
     Kokkos::parallel_for(
-        label + "_load", kacc::Impl::range(exec, 0, (m - j0) * nb),
-        KOKKOS_LAMBDA(const index_type e) {
-          const index_type r = e % (m - j0), c = e / (m - j0);
+        label + "_load", kacc::Impl::range(exec, 0, rows * nb), KOKKOS_LAMBDA(const index_type e) {
+          const index_type r = e % rows, c = e / rows;
           w(r, c) = convert<T>(A(j0 + r, j0 + c));
         });
+    T largest = largest_in_column<T>(label, exec, w, 0, 0, rows);
     for (index_type c = 0; c < nb; ++c) {
-      T largest;
-      const index_type p = pivot_row<T>(label, exec, w, c, c, m - j0, largest);
+      const index_type p = first_row_of<T>(label, exec, w, c, c, rows, largest);
+      host_pivots(c) = p;
       piv[j0 + c] = j0 + p + 1;
       // A zero pivot (its whole column is zero) is reported, never divided by: its
       // multipliers stay zero, as in LAPACK's dgetf2.
-      if (largest == T(0) && info == 0) info = j0 + c + 1;
+      const bool zero = largest == T(0);
+      if (zero && info == 0) info = j0 + c + 1;
       if (p != c) {
-        // Whole rows: the panel's part in w, the rest in A.
         Kokkos::parallel_for(
-            label + "_swap", kacc::Impl::range(exec, 0, n), KOKKOS_LAMBDA(const index_type q) {
-              if (q >= j0 && q < j1) {
-                const T t = w(c, q - j0);
-                w(c, q - j0) = w(p, q - j0);
-                w(p, q - j0) = t;
-              } else {
-                const T t = convert<T>(A(j0 + c, q));
-                A(j0 + c, q) = convert<AT>(convert<T>(A(j0 + p, q)));
-                A(j0 + p, q) = convert<AT>(t);
-              }
+            label + "_swap", kacc::Impl::range(exec, 0, nb), KOKKOS_LAMBDA(const index_type q) {
+              const T t = w(c, q);
+              w(c, q) = w(p, q);
+              w(p, q) = t;
             });
       }
-      const bool zero = largest == T(0);
-      Kokkos::parallel_for(
-          label + "_column", kacc::Impl::range(exec, c + 1, m - j0),
-          KOKKOS_LAMBDA(const index_type r) {
+      const bool next = c + 1 < nb;
+      T next_largest;
+      Kokkos::parallel_reduce(
+          label + "_column", kacc::Impl::range(exec, c + 1, rows),
+          KOKKOS_LAMBDA(const index_type r, T& most) {
             const T l = zero ? T(0) : w(r, c) / w(c, c);
             w(r, c) = l;
+            KACC_PRAGMA_SIMD
             for (index_type q = c + 1; q < nb; ++q) w(r, q) -= l * w(c, q);
-          });
+            if (next) {
+              const T v = w(r, c + 1) < T(0) ? -w(r, c + 1) : w(r, c + 1);
+              if (v > most) most = v;
+            }
+          },
+          Kokkos::Max<T>(next_largest));
+      largest = next_largest;
     }
     Kokkos::parallel_for(
-        label + "_store", kacc::Impl::range(exec, 0, (m - j0) * nb),
-        KOKKOS_LAMBDA(const index_type e) {
-          const index_type r = e % (m - j0), c = e / (m - j0);
+        label + "_store", kacc::Impl::range(exec, 0, rows * nb), KOKKOS_LAMBDA(const index_type e) {
+          const index_type r = e % rows, c = e / rows;
           A(j0 + r, j0 + c) = convert<AT>(w(r, c));
         });
+    if (nb < n) {
+      Kokkos::deep_copy(exec,
+                        Kokkos::subview(panel_pivots, Kokkos::pair<index_type, index_type>(0, nb)),
+                        Kokkos::subview(host_pivots, Kokkos::pair<index_type, index_type>(0, nb)));
+      // The panel's interchanges in the columns left and right of it, in pivot order.
+      Kokkos::parallel_for(
+          label + "_interchange", kacc::Impl::range(exec, 0, n - nb),
+          KOKKOS_LAMBDA(const index_type e) {
+            const index_type q = e < j0 ? e : e + nb;
+            for (index_type c = 0; c < nb; ++c) {
+              const index_type p = panel_pivots(c);
+              if (p == c) continue;
+              const T t = convert<T>(A(j0 + c, q));
+              A(j0 + c, q) = convert<AT>(convert<T>(A(j0 + p, q)));
+              A(j0 + p, q) = convert<AT>(t);
+            }
+          });
+    }
     if (j1 >= n) continue;
     // U12 = L11^{-1} A12, one column per thread, from the stored (rounded) L11.
     Kokkos::parallel_for(

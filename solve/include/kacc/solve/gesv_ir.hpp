@@ -70,17 +70,27 @@ double norm_inf(const Exec& exec, const V& v) {
   return blas::Impl::max_magnitude<double>("kacc::solve::norm_inf", exec, v);
 }
 
-/// ||A||_inf (largest row sum of magnitudes); +inf when A holds a NaN or an infinity.
+/// ||A||_inf (largest row sum of magnitudes); +inf when A holds a NaN or an infinity. On
+/// the host each thread sums a block of rows column by column, so a column-major A is read
+/// in consecutive runs (a row at a time, it would be one cache line per entry); GPU
+/// threads take a row each, consecutive threads reading consecutive entries.
 template <class Exec, class AV>
 double matrix_norm_inf(const Exec& exec, const AV& A) {
-  const index_type n = A.extent(1);
+  constexpr index_type rows_per_thread =
+      kacc::Impl::default_shape_v<Exec> == kacc::Impl::shape::host ? 16 : 1;
+  const index_type m = A.extent(0), n = A.extent(1);
   double most = 0;
   Kokkos::parallel_reduce(
-      "kacc::solve::matrix_norm_inf", kacc::Impl::range(exec, 0, A.extent(0)),
-      KOKKOS_LAMBDA(const index_type i, double& m) {
-        double s = 0;
-        for (index_type j = 0; j < n; ++j) s += magnitude(convert<double>(A(i, j)));
-        if (s > m) m = s;
+      "kacc::solve::matrix_norm_inf",
+      kacc::Impl::range(exec, 0, (m + rows_per_thread - 1) / rows_per_thread),
+      KOKKOS_LAMBDA(const index_type block, double& largest) {
+        const index_type i0 = block * rows_per_thread;
+        const index_type rows = m - i0 < rows_per_thread ? m - i0 : rows_per_thread;
+        double sums[rows_per_thread] = {};
+        for (index_type j = 0; j < n; ++j)
+          for (index_type r = 0; r < rows; ++r) sums[r] += magnitude(convert<double>(A(i0 + r, j)));
+        for (index_type r = 0; r < rows; ++r)
+          if (sums[r] > largest) largest = sums[r];
       },
       Kokkos::Max<double>(most));
   return most;
@@ -158,6 +168,15 @@ void scale_entries(const Exec& exec, const Vec& v, double f, const Vec& s) {
       KOKKOS_LAMBDA(const index_type i) { v(i) *= f * s(i); });
 }
 
+/// w <- f w for a square w.
+template <class Exec, class W>
+void scale_matrix(const Exec& exec, const W& w, double f) {
+  const index_type n = w.extent(0);
+  Kokkos::parallel_for(
+      "kacc::solve::gesv_ir_rescale", kacc::Impl::range(exec, 0, n * n),
+      KOKKOS_LAMBDA(const index_type e) { w(e % n, e / n) *= f; });
+}
+
 }  // namespace Impl
 
 /// Solves A x = b (A n x n, b and x of extent n; any storage formats, fp64 arithmetic)
@@ -166,9 +185,10 @@ void scale_entries(const Exec& exec, const Vec& v, double f, const Vec& s) {
 /// step computes the residual in options.residual and a correction: one solve with the
 /// factors (classic) or GMRES on A preconditioned by them (gmres). 16-bit factors are of
 /// the scaled matrix mu R A S (see scaling), so they neither overflow nor lose small
-/// entries to underflow. The low-precision solve is given up, with the reason reported,
-/// when the scaled A overflows the factor format, the factorisation finds a zero pivot or
-/// non-finite factors, the iterate turns NaN, max_outer steps pass, or the residual
+/// entries to underflow; fp16 factors that overflow all the same (element growth) are
+/// computed again with mu divided by 256, at most twice. The low-precision solve is given up, with
+/// the reason reported, when the scaled A overflows the factor format, the factorisation finds a
+/// zero pivot or non-finite factors, the iterate turns NaN, max_outer steps pass, or the residual
 /// stagnates; then, with options.fallback (the default), x is solved again with fp64
 /// factors (outcome fell_back), otherwise the last iterate is returned (not_converged).
 /// NaN or infinity in A or b: outcome failed (nonfinite_input), x set to NaN. A singular
@@ -267,10 +287,19 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
   auto refine = [&]() {
     if (!(Impl::max_abs(exec, W) <= detail::largest_value(format)))
       return ir_reason::narrowing_overflow;
-    if (engine.factor(exec, W, format) != 0) return ir_reason::factorization_failed;
-    Kokkos::deep_copy(exec, xw, bw);
-    apply_m(xw);
-    if (!std::isfinite(Impl::norm_inf(exec, xw))) return ir_reason::factorization_failed;
+    // Scaled fp16 factors overflow where the LU's element growth exceeds the scaling's
+    // headroom (10x; partial pivoting on large matrices often grows more): the scaled
+    // matrix is then divided by 256 (exactly) and factored again, at most twice.
+    for (int retry = 0;; ++retry) {
+      if (engine.factor(exec, W, format) != 0) return ir_reason::factorization_failed;
+      Kokkos::deep_copy(exec, xw, bw);
+      apply_m(xw);
+      if (std::isfinite(Impl::norm_inf(exec, xw))) break;
+      if (!scaled || format != factor_format::fp16 || retry == 2)
+        return ir_reason::factorization_failed;
+      Impl::scale_matrix(exec, W, 0x1p-8);
+      mu *= 0x1p-8;
+    }
     double best = std::numeric_limits<double>::infinity(), kept = 0;
     int stale = 0;
     bool met = false;
