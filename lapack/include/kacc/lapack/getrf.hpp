@@ -154,6 +154,7 @@ index_type getrf(const std::string& label, const Exec& exec, const AV& A,
         label + "_store", kacc::Impl::range(exec, 0, rows * nb), KOKKOS_LAMBDA(const index_type e) {
           const index_type r = e % rows, c = e / rows;
           A(j0 + r, j0 + c) = convert<AT>(w(r, c));
+          w(r, c) = convert<T>(A(j0 + r, j0 + c));
         });
     if (nb < n) {
       Kokkos::deep_copy(exec,
@@ -174,13 +175,14 @@ index_type getrf(const std::string& label, const Exec& exec, const AV& A,
           });
     }
     if (j1 >= n) continue;
-    // U12 = L11^{-1} A12, one column per thread, from the stored (rounded) L11.
+    // U12 = L11^{-1} A12, one column per thread, from the stored (rounded) L11, which the
+    // workspace now holds in T.
     Kokkos::parallel_for(
         label + "_u12", kacc::Impl::range(exec, j1, n), KOKKOS_LAMBDA(const index_type q) {
           T x[getrf_block<Shape>];
           for (index_type r = 0; r < nb; ++r) {
             T s = convert<T>(A(j0 + r, q));
-            for (index_type k = 0; k < r; ++k) s -= convert<T>(A(j0 + r, j0 + k)) * x[k];
+            for (index_type k = 0; k < r; ++k) s -= w(r, k) * x[k];
             x[r] = s;
             A(j0 + r, q) = convert<AT>(s);
           }
