@@ -241,11 +241,10 @@ TEST(BlockStore, OtherViewsStoreAsScalar) {
 // exactly when one of them would raise it. Values: ties (k + 1/2) of both parities, the
 // integer range's edges and beyond, infinities, NaN, subnormals, signed zeros.
 template <class Integer, class A>
-void check_single_scale_stores(const std::string& name) {
+void check_single_scale_stores(const std::string& name, const double scale) {
   using V = kacc::View<A*, Host, kacc::StoredAs<kacc::scaled<Integer>>>;
   constexpr int W = 16;
   const double top = static_cast<double>(std::numeric_limits<Integer>::max());
-  const double scale = 0.125;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> xs = {0.0, -0.0, 4.9e-324, -4.9e-324, 1e-300, nan, inf, -inf};
@@ -287,13 +286,35 @@ void check_single_scale_stores(const std::string& name) {
   }
 }
 
+// Scales: a power of two (blocks multiply by its reciprocal), one that is not (blocks
+// divide), and the largest power of two of each type, whose reciprocal is subnormal
+// (blocks divide).
 TEST(BlockStore, SingleScaleSameIntegersAndFlagAsScalar) {
-  check_single_scale_stores<std::int8_t, double>("int8s A=fp64");
-  check_single_scale_stores<std::int16_t, double>("int16s A=fp64");
-  check_single_scale_stores<std::int16_t, float>("int16s A=fp32");
-  check_single_scale_stores<std::int32_t, double>("int32s A=fp64");
-  check_single_scale_stores<std::int32_t, float>("int32s A=fp32");
-  check_single_scale_stores<std::int64_t, double>("int64s A=fp64");
+  for (const double scale : {0.125, 0.1, 0x1p1023}) {
+    check_single_scale_stores<std::int8_t, double>("int8s A=fp64", scale);
+    check_single_scale_stores<std::int16_t, double>("int16s A=fp64", scale);
+    check_single_scale_stores<std::int32_t, double>("int32s A=fp64", scale);
+    check_single_scale_stores<std::int64_t, double>("int64s A=fp64", scale);
+  }
+  for (const double scale : {0.125, 0.1, 0x1p127}) {
+    check_single_scale_stores<std::int16_t, float>("int16s A=fp32", scale);
+    check_single_scale_stores<std::int32_t, float>("int32s A=fp32", scale);
+  }
+}
+
+// exact_reciprocal: 1 / scale for powers of two with a normal reciprocal, 0 otherwise.
+TEST(BlockStore, ExactReciprocalOnlyForPowersOfTwo) {
+  using traits = kacc::format_traits<kacc::scaled<std::int16_t>>;
+  EXPECT_EQ(traits::exact_reciprocal(0.125), 8.0);
+  EXPECT_EQ(traits::exact_reciprocal(0x1p-1022), 0x1p1022);
+  EXPECT_EQ(traits::exact_reciprocal(0.1), 0.0);
+  EXPECT_EQ(traits::exact_reciprocal(3.0), 0.0);
+  EXPECT_EQ(traits::exact_reciprocal(0x1p1023), 0.0);
+  EXPECT_EQ(traits::exact_reciprocal(0x1p-1074), 0.0);
+  EXPECT_EQ(traits::exact_reciprocal(0.0), 0.0);
+  EXPECT_EQ(traits::exact_reciprocal(-0.125), 0.0);
+  EXPECT_EQ(traits::exact_reciprocal(0x1p127f), 0.0f);
+  EXPECT_EQ(traits::exact_reciprocal(0x1p126f), 0x1p-126f);
 }
 
 // Which path this build tested: the SIMD one wherever the target has the instructions.

@@ -255,8 +255,9 @@ KOKKOS_INLINE_FUNCTION double initial_value(std::size_t i) {
 }
 
 /// Fills x with initial_value(i) in parallel (first touch where x is fresh). Scaled
-/// views get the scale that maps 2 to the largest integer (the kernel's results stay
-/// within +-1.95).
+/// views get the scale kacc::deep_copy gives data of largest magnitude 2 (a power of
+/// two: the kernel's results stay within +-1.95), so stores encode as they do for data
+/// a user copies in.
 template <class V>
 void initialise(const V& x) {
   using exec = typename V::execution_space;
@@ -264,7 +265,7 @@ void initialise(const V& x) {
   if constexpr (kacc::is_kacc_view_v<V>) {
     if constexpr (V::is_scaled) {
       using traits = kacc::format_traits<typename V::format_type>;
-      Kokkos::deep_copy(x.scales(), static_cast<arith>(2.0 / static_cast<double>(traits::largest)));
+      Kokkos::deep_copy(x.scales(), traits::template scale_for<arith>(arith(2)));
     }
   }
   constexpr int width = lanes<V>();

@@ -421,7 +421,8 @@ inline constexpr bool block_store_vectorised_v = block_store_vectorised<V>::valu
 /// v(i + l) = in[l] for l in [0, W), v of rank 1, rounded as the view's own stores round
 /// (its overflow policy included). Host code writes entries of kacc views that lie
 /// consecutive in memory with block_codec when T is the view's arithmetic type. Scaled
-/// formats with one scale encode against it, read once, and raise the saturation flag
+/// formats with one scale encode against it, read once (multiplying by its reciprocal
+/// where that gives the quotient exactly), and raise the saturation flag
 /// once after the block when an entry did not fit (as the entries' own stores would):
 /// the conditional atomic store each entry's write makes keeps compilers from vectorising
 /// a loop of them. Other views, strides and device code write entries one by one. Same
@@ -441,11 +442,20 @@ KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, con
     using A = arithmetic_t<V>;
     using traits = typename V::format_traits_type;
     const A scale = v.scale_at(i);
+    const A inverse = traits::template exact_reciprocal<A>(scale);
     int misfits = 0;  // an int: GCC does not vectorise a loop that ands bools
-    for (int l = 0; l < W; ++l) {
-      const A value = convert<A>(in[l]);
-      v.storage()(i + l) = traits::template encode<A>(value, scale);
-      misfits |= !traits::template fits<A>(value, scale);
+    if (inverse != A(0)) {
+      for (int l = 0; l < W; ++l) {
+        const A quotient = convert<A>(in[l]) * inverse;
+        v.storage()(i + l) = traits::template encode_quotient<A>(quotient);
+        misfits |= !traits::template fits_quotient<A>(quotient);
+      }
+    } else {
+      for (int l = 0; l < W; ++l) {
+        const A quotient = convert<A>(in[l]) / scale;
+        v.storage()(i + l) = traits::template encode_quotient<A>(quotient);
+        misfits |= !traits::template fits_quotient<A>(quotient);
+      }
     }
     int* const flag = v.scale_state().saturated.data();
     if (misfits != 0 && flag != nullptr) kacc::detail::raise_flag(flag);

@@ -204,7 +204,14 @@ struct format_traits<scaled<Integer>> {
   /// a clamp in T, which compilers vectorise together with the conversion to Integer.
   template <class T>
   KOKKOS_INLINE_FUNCTION static Integer encode(T v, T scale) {
-    T rounded = math::nearbyint(v / scale);
+    return encode_quotient(v / scale);
+  }
+
+  /// encode(v, scale) from q = v / scale: q rounded to the nearest integer (ties to even)
+  /// and saturated as encode does.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static Integer encode_quotient(T q) {
+    T rounded = math::nearbyint(q);
     if constexpr (std::numeric_limits<Integer>::digits <= std::numeric_limits<T>::digits) {
       constexpr T top = static_cast<T>(largest);
       rounded = rounded == rounded ? rounded : T(0);
@@ -229,7 +236,25 @@ struct format_traits<scaled<Integer>> {
   /// beyond largest, v infinite) or storing 0 for NaN.
   template <class T>
   KOKKOS_INLINE_FUNCTION static bool fits(T v, T scale) {
-    return math::fabs(math::nearbyint(v / scale)) < detail::integer_limit_v<T, Integer>;
+    return fits_quotient(v / scale);
+  }
+
+  /// fits(v, scale) from q = v / scale.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static bool fits_quotient(T q) {
+    return math::fabs(math::nearbyint(q)) < detail::integer_limit_v<T, Integer>;
+  }
+
+  /// 1 / scale where v * (1 / scale) equals v / scale for every v (scale a power of two
+  /// whose reciprocal is a normal number), else 0: loops over many entries of one scale
+  /// then multiply instead of dividing, with the same results.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T exact_reciprocal(T scale) {
+    const T inverse = T(1) / scale;
+    const bool exact = scale > T(0) && detail::power_of_two_below(scale) == scale &&
+                       inverse >= detail::smallest_normal_v<T> &&
+                       inverse <= std::numeric_limits<T>::max();
+    return exact ? inverse : T(0);
   }
 
   /// The scale deep_copy gives data whose largest magnitude is `magnitude` (> 0, finite):
