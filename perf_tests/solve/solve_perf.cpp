@@ -2,10 +2,16 @@
 // as many threads as Kokkos, on the same CPUs), and kacc::blas::gemm against dgemm, each
 // variant run in turn within every repetition (interleaved), for matrices of prescribed
 // condition number: U diag(sigma) V^T with U, V the Q factors of Gaussian matrices
-// (LAPACK dgeqrf/dorgqr) and sigma geometric from 1 to 1/kappa.
+// (LAPACK dgeqrf/dorgqr) and sigma from 1 to 1/kappa, distributed as in seed 004's Table 2:
+// geometric (its types 7/8, the default: a fixed fraction of the spectrum lies below fp32's
+// precision, so GMRES-IR's iterations grow with n), arithmetic (type 6: only the last few
+// sigma are small) or clustered (type 4: all 1 but the last).
 //
 //   kacc-perf-solve [--sizes=2048,4096,8192] [--kappas=1e2,1e6,1e8,1e12] [--reps=3] [--no-gemm]
-//                   [--no-solve]
+//                   [--no-solve] [--sigma=geometric|arithmetic|clustered] [--variants=WORD,...]
+//
+// --variants runs only the gesv_ir variants whose names contain one of the words (dgesv and
+// dsgesv always run).
 //
 // Prints one line per (n, kappa, variant): median seconds, ratios to dgesv and dsgesv,
 // refinement steps (GMRES iterations), backward error ||b - A x|| / (||A|| ||x|| + ||b||)
@@ -37,8 +43,6 @@ void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, i
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
              const int* ipiv, double* b, const int* ldb, int* info);
-void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
-             const int* ipiv, float* b, const int* ldb, int* info);
 void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
              const int* lwork, int* info);
 void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
@@ -51,12 +55,17 @@ using Host = Kokkos::DefaultHostExecutionSpace;
 using Matrix = Kokkos::View<double**, Kokkos::LayoutLeft, Host::memory_space>;
 using Vector = Kokkos::View<double*, Host::memory_space>;
 
-/// gesv_ir's engine on OpenBLAS's LAPACK: sgetrf/sgetrs for fp32 factors, dgetrf/dgetrs
-/// for fp64; other formats are refused (factor returns -1, which gesv_ir reports as a
-/// failed factorisation).
+/// gesv_ir's engine on OpenBLAS's LAPACK: sgetrf for fp32 factors, dgetrf/dgetrs for fp64;
+/// other formats are refused (factor returns -1, which gesv_ir reports as a failed
+/// factorisation). The fp32 factors are applied by kacc::lapack::getrs in fp64 arithmetic
+/// (the same bytes as sgetrs): GMRES-IR needs its preconditioner applied in the working
+/// precision, and with sgetrs' fp32 arithmetic it stagnated from kappa = 1e12 at n = 2048.
 struct openblas_lu {
+  using Factors32 =
+      kacc::View<double**, Kokkos::LayoutLeft, Host::memory_space, kacc::StoredAs<float>>;
+  using Pivots = Kokkos::View<int*, Host::memory_space, Kokkos::MemoryUnmanaged>;
   std::vector<double> f64;
-  std::vector<float> f32, rhs;
+  std::vector<float> f32;
   std::vector<int> ipiv;
   kacc::solve::factor_format format = kacc::solve::factor_format::fp64;
   int n = 0;
@@ -75,15 +84,16 @@ struct openblas_lu {
     }
     return info;
   }
-  void solve(const Host&, const Vector& v) {
-    const int one = 1;
-    int info;
+  void solve(const Host& exec, const Vector& v) {
     if (format == kacc::solve::factor_format::fp64) {
+      const int one = 1;
+      int info;
       dgetrs_("N", &n, &one, f64.data(), &n, ipiv.data(), v.data(), &n, &info);
     } else {
-      rhs.assign(v.data(), v.data() + n);
-      sgetrs_("N", &n, &one, f32.data(), &n, ipiv.data(), rhs.data(), &n, &info);
-      std::copy(rhs.begin(), rhs.end(), v.data());
+      const Factors32 lu(
+          Kokkos::View<float**, Kokkos::LayoutLeft, Host::memory_space, Kokkos::MemoryUnmanaged>(
+              f32.data(), n, n));
+      kacc::lapack::getrs<double>(exec, lu, Pivots(ipiv.data(), n), v);
     }
   }
 };
@@ -117,11 +127,35 @@ std::vector<double> random_orthogonal(int n, unsigned seed) {
   return q;
 }
 
+/// How the singular values fall from 1 to 1/kappa.
+enum class spectrum { geometric, arithmetic, clustered };
+
+/// sigma_j, j = 0 ... n - 1, from 1 (j = 0) to 1/kappa (j = n - 1).
+double singular_value(spectrum d, int j, int n, double kappa) {
+  if (n == 1) return 1.0;
+  const double t = double(j) / (n - 1);
+  switch (d) {
+    case spectrum::arithmetic:
+      return 1 - t * (1 - 1 / kappa);
+    case spectrum::clustered:
+      return j == n - 1 ? 1 / kappa : 1.0;
+    case spectrum::geometric:
+      break;
+  }
+  return std::pow(kappa, -t);
+}
+
+const char* name(spectrum d) {
+  return d == spectrum::geometric    ? "geometric"
+         : d == spectrum::arithmetic ? "arithmetic"
+                                     : "clustered";
+}
+
 /// U diag(sigma) V^T, column-major.
-std::vector<double> conditioned(int n, double kappa) {
+std::vector<double> conditioned(int n, double kappa, spectrum d) {
   auto u = random_orthogonal(n, 1), v = random_orthogonal(n, 2);
   for (int j = 0; j < n; ++j) {
-    const double s = n == 1 ? 1.0 : std::pow(kappa, -double(j) / (n - 1));
+    const double s = singular_value(d, j, n, kappa);
     for (int i = 0; i < n; ++i) u[std::size_t(j) * n + i] *= s;
   }
   std::vector<double> a(std::size_t(n) * n);
@@ -172,8 +206,22 @@ void interleave(std::vector<variant>& vs, int reps) {
     }
 }
 
-void solve_case(int n, double kappa, int reps) {
-  const auto a = conditioned(n, kappa);
+/// Whether a gesv_ir variant runs: its name contains one of the comma-separated words of
+/// --variants (all run when it is empty).
+std::string variant_filter;
+bool selected(const std::string& name) {
+  if (variant_filter.empty()) return true;
+  std::size_t at = 0;
+  while (at <= variant_filter.size()) {
+    const std::size_t comma = std::min(variant_filter.find(',', at), variant_filter.size());
+    if (name.find(variant_filter.substr(at, comma - at)) != std::string::npos) return true;
+    at = comma + 1;
+  }
+  return false;
+}
+
+void solve_case(int n, double kappa, spectrum d, int reps) {
+  const auto a = conditioned(n, kappa, d);
   std::vector<double> b(n);
   std::mt19937_64 gen(3);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -185,6 +233,8 @@ void solve_case(int n, double kappa, int reps) {
   std::vector<double> work(a), x(n), dwork(n, 0.0), rhs(b);
   std::vector<float> swork(std::size_t(n) * (n + 1));
   std::vector<int> ipiv(n);
+  // Its workspace kept between calls, as dsgesv's work and swork are.
+  openblas_lu engine;
   std::vector<variant> vs;
   vs.push_back({"dgesv", [&, n] {
                   work = a;
@@ -211,23 +261,27 @@ void solve_case(int n, double kappa, int reps) {
     kacc::solve::factor_format f;
     kacc::solve::refinement m;
     bool openblas;
+    bool polish;
   };
   using kacc::solve::factor_format;
   using kacc::solve::refinement;
   const ir_case cases[] = {
-      {"ir fp32 classic kacc-lu", factor_format::fp32, refinement::classic, false},
-      {"ir fp32 classic openblas", factor_format::fp32, refinement::classic, true},
-      {"ir fp32 gmres openblas", factor_format::fp32, refinement::gmres, true},
-      {"ir fp16 gmres kacc-lu", factor_format::fp16, refinement::gmres, false}};
+      {"ir fp32 classic kacc-lu", factor_format::fp32, refinement::classic, false, true},
+      {"ir fp32 classic openblas", factor_format::fp32, refinement::classic, true, true},
+      {"ir fp32 classic openblas unpolished", factor_format::fp32, refinement::classic, true,
+       false},
+      {"ir fp32 gmres openblas", factor_format::fp32, refinement::gmres, true, true},
+      {"ir fp16 gmres kacc-lu", factor_format::fp16, refinement::gmres, false, true}};
   for (const auto& c : cases) {
+    if (!selected(c.name)) continue;
     const std::size_t at = vs.size();
     vs.push_back({c.name, [&, c, at] {
                     kacc::solve::ir_options o;
                     o.factors = c.f;
                     o.method = c.m;
+                    o.polish = c.polish;
                     kacc::solve::ir_status s;
                     if (c.openblas) {
-                      openblas_lu engine;
                       s = kacc::solve::gesv_ir(Host(), A, B, X, o, engine);
                     } else {
                       s = kacc::solve::gesv_ir(Host(), A, B, X, o);
@@ -243,8 +297,8 @@ void solve_case(int n, double kappa, int reps) {
   interleave(vs, reps);
   const double dgesv = median(vs[0].seconds), dsgesv = median(vs[1].seconds);
   for (const auto& v : vs)
-    std::printf("solve n=%d kappa=%.0e %-26s %9.4f s  x%.3f dgesv  x%.3f dsgesv  %s\n", n, kappa,
-                v.name.c_str(), median(v.seconds), median(v.seconds) / dgesv,
+    std::printf("solve n=%d kappa=%.0e %s %-36s %9.4f s  x%.3f dgesv  x%.3f dsgesv  %s\n", n, kappa,
+                name(d), v.name.c_str(), median(v.seconds), median(v.seconds) / dgesv,
                 median(v.seconds) / dsgesv, v.detail.c_str());
 }
 
@@ -282,7 +336,8 @@ void gemm_case(int n, int reps) {
 
 const char usage[] =
     "kacc-perf-solve [--sizes=2048,4096,8192] [--kappas=1e2,1e6,1e8,1e12] [--reps=3] "
-    "[--no-gemm] [--no-solve]\n  Kokkos' options (threads, ...): see --kokkos-help\n";
+    "[--no-gemm] [--no-solve]\n  [--sigma=geometric|arithmetic|clustered] "
+    "[--variants=openblas,fp16,...]\n  Kokkos' options (threads, ...): see --kokkos-help\n";
 
 int main(int argc, char* argv[]) {
   bool kokkos_help = false;
@@ -298,6 +353,7 @@ int main(int argc, char* argv[]) {
   std::string sizes, kappas;
   int reps = 3;
   bool gemm = true, solve = true;
+  spectrum sigma = spectrum::geometric;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--sizes=", 0) == 0) {
@@ -310,6 +366,14 @@ int main(int argc, char* argv[]) {
       gemm = false;
     } else if (a == "--no-solve") {
       solve = false;
+    } else if (a.rfind("--variants=", 0) == 0) {
+      variant_filter = a.substr(11);
+    } else if (a == "--sigma=geometric") {
+      sigma = spectrum::geometric;
+    } else if (a == "--sigma=arithmetic") {
+      sigma = spectrum::arithmetic;
+    } else if (a == "--sigma=clustered") {
+      sigma = spectrum::clustered;
     } else {
       std::printf("unknown argument %s\nusage: %s", a.c_str(), usage);
       return 1;
@@ -322,7 +386,7 @@ int main(int argc, char* argv[]) {
     if (gemm) gemm_case(static_cast<int>(n), reps);
     if (!solve) continue;
     for (double kappa : list(kappas, {1e2, 1e6, 1e8, 1e12}))
-      solve_case(static_cast<int>(n), kappa, reps);
+      solve_case(static_cast<int>(n), kappa, sigma, reps);
   }
   return 0;
 }

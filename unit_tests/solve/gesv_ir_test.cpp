@@ -76,12 +76,15 @@ struct result {
   double fp64_backward_error;  // of the fp64 LU solve
 };
 
-result solve(const std::vector<double>& a, const std::vector<double>& b, const ir_options& o) {
+/// Solves with A held in a matrix of type M, by `engine` (kacc_lu when there is none).
+template <class M = Mat, class Engine = kacc_lu<Host>>
+result solve(const std::vector<double>& a, const std::vector<double>& b, const ir_options& o,
+             Engine&& engine = Engine()) {
   const std::size_t n = b.size();
-  auto A = make_matrix<Mat>(a, n, n);
+  auto A = make_matrix<M>(a, n, n);
   auto B = make_vector<Vec>(b);
   Vec x("x", n);
-  result r{gesv_ir(Host(), A, B, x, o), 0, fp64_lu_backward_error(a, b)};
+  result r{gesv_ir(Host(), A, B, x, o, engine), 0, fp64_lu_backward_error(a, b)};
   r.backward_error = backward_error(a, b, stored(x));
   auto same = [](const std::vector<double>& u, const std::vector<double>& v) {
     return u.size() == v.size() &&
@@ -219,6 +222,15 @@ TEST(GesvIr, MatrixNormInf) {
   }
 }
 
+/// kacc_lu that records which memory each factor call read.
+struct recording_lu : kacc_lu<Host> {
+  std::vector<const double*> factored;
+  kacc::index_type factor(const Host& exec, const matrix_type& S, factor_format f) {
+    factored.push_back(S.data());
+    return kacc_lu<Host>::factor(exec, S, f);
+  }
+};
+
 // Wilkinson's matrix (1 on the diagonal and in the last column, -1 below the diagonal):
 // partial pivoting's element growth is 2^(n-1), so fp16 factors of the scaled matrix
 // (largest entry 4096) overflow; gesv_ir factors it again with the multiplier divided by
@@ -234,13 +246,61 @@ TEST(GesvIr, Fp16GrowthFactoredAgain) {
   const auto b = random_values(n, 8);
   ir_options o;
   o.factors = factor_format::fp16;
-  const auto r = solve(a, b, o);
+  recording_lu engine;
+  const auto r = solve(a, b, o, engine);
   EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
   EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
+  EXPECT_EQ(engine.factored.size(), 2u);
+}
+
+// A random matrix of order 600: partial pivoting's growth (about n^(2/3) = 71 on average)
+// exceeds a 10x headroom, and the fp16 scaling leaves n^(2/3), so one factorisation does.
+TEST(GesvIr, Fp16HeadroomForRandomGrowth) {
+  const std::size_t n = 600;
+  const auto a = random_values(n * n, 12);
+  const auto b = random_values(n, 13);
+  ir_options o;
+  o.factors = factor_format::fp16;
+  o.method = refinement::gmres;
+  recording_lu engine;
+  const auto r = solve(a, b, o, engine);
+  EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
+  EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
+  EXPECT_EQ(engine.factored.size(), 1u);
 }
 
 // Beyond what the factors can refine: an honest fallback (or, without it, an honest
 // not_converged), never "converged".
+/// A plain fp64 Kokkos::View A that is not scaled is handed to the engine itself (no n^2
+/// copy) and left unchanged, fallback included; a scaled one is copied first.
+TEST(GesvIr, PlainMatrixFactoredWithoutCopy) {
+  using Plain = Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+  const std::size_t n = 60;
+  const auto b = random_values(n, 5);
+  for (const bool scale : {false, true}) {
+    for (const double kappa : {1e3, 1e14}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "scaling " << (scale ? "always" : "never") << " kappa=" << kappa);
+      const auto a = conditioned(n, kappa, 7);
+      ir_options o;
+      o.scale = scale ? scaling::always : scaling::never;
+      const auto A = make_matrix<Plain>(a, n, n);
+      const auto B = make_vector<Vec>(b);
+      Vec x("x", n);
+      recording_lu engine;
+      const auto status = gesv_ir(Host(), A, B, x, o, engine);
+      EXPECT_EQ(status.outcome, kappa < 1e10 ? ir_outcome::converged : ir_outcome::fell_back);
+      EXPECT_LE(backward_error(a, b, stored(x)),
+                2 * std::max(fp64_lu_backward_error(a, b), 0x1p-53));
+      EXPECT_EQ(stored(A), a) << "A changed";
+      ASSERT_EQ(engine.factored.size(), kappa < 1e10 ? 1u : 2u);
+      EXPECT_EQ(engine.factored.front() == A.data(), !scale);
+      // The fallback factors A itself, or the copy made again from A.
+      EXPECT_EQ(engine.factored.back(), engine.factored.front());
+    }
+  }
+}
+
 TEST(GesvIr, TooIllConditionedFallsBack) {
   const std::size_t n = 80;
   const auto a = conditioned(n, 1e14, 3);

@@ -11,11 +11,13 @@
 #include <kacc/solve/gesv_ir_engine.hpp>
 #include <kacc/solve/gesv_ir_gmres.hpp>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace kacc {
 namespace solve {
@@ -194,9 +196,11 @@ void scale_matrix(const Exec& exec, const W& w, double f) {
 /// NaN or infinity in A or b: outcome failed (nonfinite_input), x set to NaN. A singular
 /// in fp64 too: outcome failed (singular), x set to NaN. "converged" is reported only
 /// when the tolerance was met. A and b are only read. The engine factors and solves (see
-/// kacc_lu, the default). Throws std::invalid_argument (naming the argument) for a
-/// non-square A, b or x of another extent, x sharing memory with A or b, or options out
-/// of range.
+/// kacc_lu, the default): factor(exec, S, format) must leave S unchanged (S may be A
+/// itself), and solve must apply the factors in fp64 arithmetic (GMRES-IR stagnates when
+/// its preconditioner is applied in the factors' precision). Throws std::invalid_argument
+/// (naming the argument) for a non-square A, b or x of another extent, x sharing memory with
+/// A or b, or options out of range.
 template <class Exec, class AV, class BV, class XV, class Engine,
           class Enable = std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<XV>>>
 ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
@@ -260,18 +264,29 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
     return Impl::norm_inf(exec, r);
   };
   const double tol = options.tolerance > 0 ? options.tolerance : 0x1p-53 * std::sqrt(double(n));
-  matrix_type W(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::solve::gesv_ir_A"), n, n);
-  kacc::deep_copy(exec, W, A);
-
   const factor_format format = options.factors;
   const bool sixteen = format == factor_format::fp16 || format == factor_format::bf16;
   const bool scaled =
       options.scale == scaling::always || (options.scale == scaling::automatic && sixteen);
+  // The matrix the engine factors: A itself when it is a contiguous fp64 matrix of the
+  // engine's type and is not scaled (an n^2 copy and its page faults saved), else a copy.
+  matrix_type W;
+  if constexpr (std::is_convertible<AV, matrix_type>::value) {
+    if (!scaled && A.span_is_contiguous()) W = A;
+  }
+  if (!W.data()) {
+    W = matrix_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::solve::gesv_ir_A"), n,
+                    n);
+    kacc::deep_copy(exec, W, A);
+  }
   vector_type rs("kacc::solve::gesv_ir_row_scales", n), cs("kacc::solve::gesv_ir_column_scales", n);
   double mu = 1;
+  // fp16's headroom for the LU's element growth: HPZ's 10x, or n^(2/3), partial pivoting's
+  // average growth on random matrices (Trefethen and Schreiber), where that is larger.
+  const double fp16_headroom = std::max(10.0, std::cbrt(double(n) * double(n)));
   if (scaled)
     mu = Impl::scale_into_range(exec, W, rs, cs,
-                                format == factor_format::fp16 ? 0.1 * 65504.0 : 1.0);
+                                format == factor_format::fp16 ? 65504.0 / fp16_headroom : 1.0);
   // v <- A^{-1} v from the factors of mu R A S: A^{-1} = S (mu R A S)^{-1} mu R.
   auto apply_m = [&](const vector_type& v) {
     if (scaled) Impl::scale_entries(exec, v, mu, rs);
@@ -288,8 +303,8 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
     if (!(Impl::max_abs(exec, W) <= detail::largest_value(format)))
       return ir_reason::narrowing_overflow;
     // Scaled fp16 factors overflow where the LU's element growth exceeds the scaling's
-    // headroom (10x; partial pivoting on large matrices often grows more): the scaled
-    // matrix is then divided by 256 (exactly) and factored again, at most twice.
+    // headroom: the scaled matrix is then divided by 256 (exactly) and factored again, at
+    // most twice.
     for (int retry = 0;; ++retry) {
       if (engine.factor(exec, W, format) != 0) return ir_reason::factorization_failed;
       Kokkos::deep_copy(exec, xw, bw);
@@ -356,7 +371,7 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
     status.outcome = ir_outcome::not_converged;
     return finish(xw, rn);
   }
-  kacc::deep_copy(exec, W, A);
+  if (scaled) kacc::deep_copy(exec, W, A);
   if (engine.factor(exec, W, factor_format::fp64) != 0) {
     status.outcome = ir_outcome::failed;
     status.reason = ir_reason::singular;

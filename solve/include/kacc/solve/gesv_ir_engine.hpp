@@ -2,7 +2,8 @@
 /// @file
 /// The factorisation engine of kacc::solve::gesv_ir: kacc's portable LU (kacc::lapack
 /// getrf/getrs) with the factors stored in the requested format. Another engine (a
-/// vendor LAPACK, say) is any class with the same two members, factor and solve; see
+/// vendor LAPACK, say) is any class with the same two members, factor and solve, that
+/// leaves the matrix it factors unchanged and applies its factors in fp64 arithmetic; see
 /// kacc_lu.
 
 #include <kacc/lapack.hpp>

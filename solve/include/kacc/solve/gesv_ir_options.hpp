@@ -20,10 +20,11 @@ enum class residual_precision { fp64, double_double };
 /// Scaling before the factors are narrowed. `automatic`: for fp16 and bf16 factors only.
 /// The scaling is Higham, Pranesh and Zounon's: two-sided diagonal equilibration (Ruiz
 /// iterations, scales rounded to powers of two so they are exact), then a power-of-two
-/// multiplier that brings the largest entry to 0.1 of fp16's largest value (to 1 for
-/// bf16, whose range is fp32's). fp16 factors that overflow nonetheless (the LU's element
-/// growth beyond that headroom) are computed again with the multiplier divided by 256, at
-/// most twice.
+/// multiplier that brings the largest entry to fp16's largest value divided by a headroom
+/// for the LU's element growth, max(10, n^(2/3)) (HPZ's 10, or partial pivoting's average
+/// growth on random matrices, Trefethen and Schreiber), or to 1 for bf16, whose range is
+/// fp32's. fp16 factors that overflow nonetheless (growth beyond that headroom) are
+/// computed again with the multiplier divided by 256, at most twice.
 enum class scaling { automatic, always, never };
 
 /// Options of gesv_ir. The defaults are LAPACK dsgesv's: fp32 factors, classic
