@@ -236,6 +236,45 @@ TEST(BlockStore, OtherViewsStoreAsScalar) {
   for (int l = 0; l < 16; ++l) EXPECT_EQ(plain(l).bits, kacc::bf16(in[l]).bits) << l;
 }
 
+// Rank 2: runs down a column of a column-major matrix (consecutive in memory: block_codec)
+// and along a row (strided: one by one) store the same bits as entry-by-entry stores.
+template <class Format>
+void check_matrix_stores(const std::string& name) {
+  using M = kacc::View<double**, Kokkos::LayoutLeft, Host, kacc::StoredAs<Format>>;
+  constexpr int W = 16;
+  const std::vector<double> xs = encode_sweep<Format>();
+  const std::size_t rows = (xs.size() + W - 1) / W * W;
+  M block("block", rows, 3), scalar("scalar", rows, 3);
+  std::vector<double> in(rows, 0.0);
+  std::copy(xs.begin(), xs.end(), in.begin());
+  for (std::size_t i = 0; i < rows; i += W)
+    kacc::Impl::store_block<W>(block, static_cast<kacc::index_type>(i), 1, 0, in.data() + i);
+  for (std::size_t i = 0; i < rows; ++i) scalar(i, 1) = in[i];
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    mismatches += block.storage()(i, 1).bits != scalar.storage()(i, 1).bits;
+  EXPECT_EQ(mismatches, 0u) << name << " down a column, over " << xs.size() << " values";
+  // Along row 5 (stride rows): the scalar path; columns 0 and 2 of the other rows untouched.
+  const double row[3] = {1.0 / 3, -65519.0, 7e-8};
+  kacc::Impl::store_block<3>(block, 5, 0, 1, row);
+  for (int c = 0; c < 3; ++c) {
+    scalar(5, c) = row[c];
+    EXPECT_EQ(block.storage()(5, c).bits, scalar.storage()(5, c).bits) << name << " column " << c;
+  }
+  EXPECT_EQ(block.storage()(4, 0).bits, 0) << name;
+  EXPECT_EQ(block.storage()(6, 2).bits, 0) << name;
+}
+
+TEST(BlockStore, MatrixRunsSameBitsAsScalar) {
+  check_matrix_stores<kacc::fp16>("fp16");
+  check_matrix_stores<kacc::bf16>("bf16");
+  Kokkos::View<double**, Kokkos::LayoutLeft, Host> plain("plain", 16, 2);
+  double in[16];
+  for (int l = 0; l < 16; ++l) in[l] = 0.1 * l - 0.7;
+  kacc::Impl::store_block<16>(plain, 0, 1, 0, in);
+  for (int l = 0; l < 16; ++l) EXPECT_EQ(plain(l, 1), in[l]) << l;
+}
+
 // Scaled vectors (one scale) store a block against that scale, read once, and raise the
 // saturation flag once: the same integers as entry-by-entry stores, and the flag raised
 // exactly when one of them would raise it. Values: ties (k + 1/2) of both parities, the

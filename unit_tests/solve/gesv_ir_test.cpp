@@ -164,6 +164,33 @@ TEST(GesvIr, SizesOneToFewHundred) {
   expect_converges(300, 1e4, factor_format::fp16, refinement::gmres);
 }
 
+// Order 2000 (the largest the tests reach; random, so kappa is about 1e4 to 1e5 and the
+// LU spans 16 panels): every factor format converges, with its default refinement and
+// with GMRES-IR.
+TEST(GesvIr, Order2000EveryFactorFormat) {
+  const std::size_t n = 2000;
+  const auto a = random_values(n * n, 21);
+  const auto b = random_values(n, 22);
+  const double fp64 = fp64_lu_backward_error(a, b);
+  for (const factor_format f : {factor_format::fp32, factor_format::fp16, factor_format::bf16}) {
+    for (const refinement m : {refinement::classic, refinement::gmres}) {
+      if (f != factor_format::fp32 && m == refinement::classic) continue;
+      SCOPED_TRACE(::testing::Message()
+                   << name(f) << (m == refinement::gmres ? " gmres" : " classic"));
+      ir_options o;
+      o.factors = f;
+      o.method = m;
+      const auto A = make_matrix<Mat>(a, n, n);
+      const auto B = make_vector<Vec>(b);
+      Vec x("x", n);
+      const auto status = gesv_ir(Host(), A, B, x, o);
+      EXPECT_EQ(status.outcome, ir_outcome::converged) << to_string(status.reason);
+      EXPECT_LE(backward_error(a, b, stored(x)), 2 * std::max(fp64, 0x1p-53))
+          << "fp64 LU: " << fp64;
+    }
+  }
+}
+
 TEST(GesvIr, DiagonallyDominant) {
   const std::size_t n = 200;
   auto a = random_values(n * n, 17);

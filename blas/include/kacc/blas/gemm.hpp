@@ -108,8 +108,16 @@ void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB
         }
       }
     }
-    for (index_type j = 0; j < nb; ++j)
-      for (index_type i = 0; i < mb; ++i) out(i0 + i, j0 + j, static_cast<T>(sums(i * NC + j)));
+    for (index_type j = 0; j < nb; ++j) {
+      index_type i = 0;
+      for (; i + gemm_pack_stage <= mb; i += gemm_pack_stage) {
+        T column[gemm_pack_stage];
+        for (index_type l = 0; l < gemm_pack_stage; ++l)
+          column[l] = static_cast<T>(sums((i + l) * NC + j));
+        out.template column_run<gemm_pack_stage>(i0 + i, j0 + j, column);
+      }
+      for (; i < mb; ++i) out(i0 + i, j0 + j, static_cast<T>(sums(i * NC + j)));
+    }
   };
   const std::size_t bytes = tile_type::shmem_size(MC * KC) + tile_type::shmem_size(KC * NC) +
                             sums_type::shmem_size(MC * NC);
@@ -186,6 +194,36 @@ void gemm_entries(const std::string& label, const Exec& exec, const MA& a, const
       });
 }
 
+/// Where the kernels put their sums s: C(i, j) = alpha s + beta C(i, j), C not read when
+/// beta == 0, one entry at a time or a run of W entries down a column (block loads and
+/// stores: SIMD conversions where C's format has them on the host, rounding as the
+/// entry-by-entry stores do).
+template <class T, class CV>
+struct gemm_output {
+  CV C;            ///< the output matrix
+  T alpha;         ///< factor of the sums
+  T beta;          ///< factor of C's old entries
+  bool beta_zero;  ///< beta == 0: C's old entries are not read (NaN does not propagate)
+
+  /// C(i, j) = alpha s + beta C(i, j).
+  KOKKOS_INLINE_FUNCTION void operator()(const index_type i, const index_type j, const T& s) const {
+    using CT = typename CV::non_const_value_type;
+    C(i, j) = convert<CT>(beta_zero ? alpha * s : alpha * s + beta * convert<T>(C(i, j)));
+  }
+  /// C(i + l, j) = alpha s[l] + beta C(i + l, j) for l in [0, W).
+  template <int W>
+  KOKKOS_INLINE_FUNCTION void column_run(const index_type i, const index_type j, const T* s) const {
+    T c[W];
+    if (beta_zero) {
+      for (int l = 0; l < W; ++l) c[l] = alpha * s[l];
+    } else {
+      kacc::Impl::load_block<W>(C, i, j, 0, c);
+      for (int l = 0; l < W; ++l) c[l] = alpha * s[l] + beta * c[l];
+    }
+    kacc::Impl::store_block<W>(C, i, j, 0, c);
+  }
+};
+
 /// GEMM after the argument checks, for C of extents (m, n), m and n non-zero, in the loop
 /// shape Shape. Also the trailing update of kacc::lapack::getrf, whose operands are
 /// disjoint blocks of one matrix (so it skips the public entry's aliasing check).
@@ -204,9 +242,7 @@ void gemm(const std::string& label, const Exec& exec, const T& alpha, const AV& 
         });
     return;
   }
-  auto out = KOKKOS_LAMBDA(const index_type i, const index_type j, const T& s) {
-    C(i, j) = convert<CT>(beta_zero ? alpha * s : alpha * s + beta * convert<T>(C(i, j)));
-  };
+  const gemm_output<T, CV> out{C, alpha, beta, beta_zero};
   const detail::oriented<AV, TA> a{A};
   const detail::oriented<BV, TB> b{B};
   if constexpr (!accumulator_traits<Acc>::is_plain) {

@@ -444,18 +444,19 @@ KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, con
     const A scale = v.scale_at(i);
     const A inverse = traits::template exact_reciprocal<A>(scale);
     int misfits = 0;  // an int: GCC does not vectorise a loop that ands bools
+    // One loop per way of forming the quotient: a select inside one loop would put the
+    // division back into the vectorised multiply loop.
+    auto encode_all = [&](auto quotient_of) {
+      for (int l = 0; l < W; ++l) {
+        const A quotient = quotient_of(convert<A>(in[l]));
+        v.storage()(i + l) = traits::template encode_quotient<A>(quotient);
+        misfits |= !traits::template fits_quotient<A>(quotient);
+      }
+    };
     if (inverse != A(0)) {
-      for (int l = 0; l < W; ++l) {
-        const A quotient = convert<A>(in[l]) * inverse;
-        v.storage()(i + l) = traits::template encode_quotient<A>(quotient);
-        misfits |= !traits::template fits_quotient<A>(quotient);
-      }
+      encode_all([inverse](const A x) { return x * inverse; });
     } else {
-      for (int l = 0; l < W; ++l) {
-        const A quotient = convert<A>(in[l]) / scale;
-        v.storage()(i + l) = traits::template encode_quotient<A>(quotient);
-        misfits |= !traits::template fits_quotient<A>(quotient);
-      }
+      encode_all([scale](const A x) { return x / scale; });
     }
     int* const flag = v.scale_state().saturated.data();
     if (misfits != 0 && flag != nullptr) kacc::detail::raise_flag(flag);
@@ -479,6 +480,33 @@ KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type r, cons
   }
 #endif
   for (int l = 0; l < W; ++l) out[l] = convert<T>(dim == 0 ? v(r + l, c) : v(r, c + l));
+}
+
+/// v(r + l, c) = in[l] (dim 0) or v(r, c + l) = in[l] (dim 1) for l in [0, W), v of rank
+/// 2, rounded as the view's own stores round: block_codec where those entries of a kacc
+/// view are consecutive in memory and T is its arithmetic type, one by one otherwise
+/// (scaled formats, whose scale may change along the block, included). Same bits either
+/// way.
+template <int W, class T, class V>
+KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type r, const index_type c,
+                                             const int dim, const T* in) {
+#if !defined(KACC_DEVICE_PASS)
+  if constexpr (block_store_vectorised_v<V> && std::is_same<T, arithmetic_t<V>>::value) {
+    if (v.stride(dim) == 1) {
+      block_codec<format_t<V>>::template encode<W, T, typename V::overflow_policy>(
+          in, &v.storage()(r, c));
+      return;
+    }
+  }
+#endif
+  using stored_type = typename V::non_const_value_type;
+  for (int l = 0; l < W; ++l) {
+    if (dim == 0) {
+      v(r + l, c) = convert<stored_type>(in[l]);
+    } else {
+      v(r, c + l) = convert<stored_type>(in[l]);
+    }
+  }
 }
 
 }  // namespace Impl

@@ -171,6 +171,11 @@ inline constexpr T integer_limit_v = static_cast<T>(std::uint64_t{1}
 template <class T>
 inline constexpr T smallest_normal_v = std::numeric_limits<T>::min();
 
+/// The largest finite T (a constant, so device code may use it; nvcc refuses calls of
+/// std::numeric_limits<T>::max() there).
+template <class T>
+inline constexpr T largest_finite_v = std::numeric_limits<T>::max();
+
 /// The largest power of two not above x, for positive finite x; 0 for subnormal x. The
 /// exponent bits alone, so it is exact and independent of the rounding mode.
 template <class T>
@@ -253,7 +258,7 @@ struct format_traits<scaled<Integer>> {
     const T inverse = T(1) / scale;
     const bool exact = scale > T(0) && detail::power_of_two_below(scale) == scale &&
                        inverse >= detail::smallest_normal_v<T> &&
-                       inverse <= std::numeric_limits<T>::max();
+                       inverse <= detail::largest_finite_v<T>;
     return exact ? inverse : T(0);
   }
 
