@@ -228,6 +228,22 @@ TEST(GesvIr, BadlyScaled) {
   EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
 }
 
+// Narrowing overflows when an entry does not fit the factor format, not when a row sum
+// (||A||_inf, which lets gesv_ir skip the check of the entries) does not.
+TEST(GesvIr, NarrowingCheckedPerEntry) {
+  ir_options o;
+  o.factors = factor_format::fp16;
+  o.scale = scaling::never;
+  o.method = refinement::gmres;
+  const std::vector<double> b = {1.0, 2.0};
+  auto r = solve({40000.0, 40000.0, 1.0, -1.0}, b, o);  // rows sum to 80000 > 65504
+  EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
+  EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
+  r = solve({70000.0, 1.0, 1.0, 1.0}, b, o);
+  EXPECT_EQ(r.status.outcome, ir_outcome::fell_back);
+  EXPECT_EQ(r.status.reason, ir_reason::narrowing_overflow);
+}
+
 // ||A||_inf: the largest row sum wherever that row lies in the host's blocks of rows
 // (the last row of a partial block, the first of a full one), in both layouts, and +inf
 // for a NaN.

@@ -300,7 +300,10 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
   double rn = nan;
   // The low-precision solve: returns why it was given up, or none.
   auto refine = [&]() {
-    if (!(Impl::max_abs(exec, W) <= detail::largest_value(format)))
+    // ||A||_inf bounds every |a_ij|, so an unscaled A that it shows to fit needs no pass
+    // over its entries.
+    const double largest = detail::largest_value(format);
+    if (!(!scaled && norm_a <= largest) && !(Impl::max_abs(exec, W) <= largest))
       return ir_reason::narrowing_overflow;
     // Scaled fp16 factors overflow where the LU's element growth exceeds the scaling's
     // headroom: the scaled matrix is then divided by 256 (exactly) and factored again, at
