@@ -274,6 +274,19 @@ struct recording_lu : kacc_lu<Host> {
   }
 };
 
+/// Solves with scaled fp16 factors and expects convergence after `factorisations` of them.
+void expect_fp16_converges_after(const std::vector<double>& a, const std::vector<double>& b,
+                                 refinement m, std::size_t factorisations) {
+  ir_options o;
+  o.factors = factor_format::fp16;
+  o.method = m;
+  recording_lu engine;
+  const auto r = solve(a, b, o, engine);
+  EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
+  EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
+  EXPECT_EQ(engine.factored.size(), factorisations);
+}
+
 // Wilkinson's matrix (1 on the diagonal and in the last column, -1 below the diagonal):
 // partial pivoting's element growth is 2^(n-1), so fp16 factors of the scaled matrix
 // (largest entry 4096) overflow; gesv_ir factors it again with the multiplier divided by
@@ -286,34 +299,16 @@ TEST(GesvIr, Fp16GrowthFactoredAgain) {
     a[i * n + i] = 1;
     a[i * n + n - 1] = 1;
   }
-  const auto b = random_values(n, 8);
-  ir_options o;
-  o.factors = factor_format::fp16;
-  recording_lu engine;
-  const auto r = solve(a, b, o, engine);
-  EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
-  EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
-  EXPECT_EQ(engine.factored.size(), 2u);
+  expect_fp16_converges_after(a, random_values(n, 8), refinement::classic, 2);
 }
 
 // A random matrix of order 600: partial pivoting's growth (about n^(2/3) = 71 on average)
 // exceeds a 10x headroom, and the fp16 scaling leaves n^(2/3), so one factorisation does.
 TEST(GesvIr, Fp16HeadroomForRandomGrowth) {
   const std::size_t n = 600;
-  const auto a = random_values(n * n, 12);
-  const auto b = random_values(n, 13);
-  ir_options o;
-  o.factors = factor_format::fp16;
-  o.method = refinement::gmres;
-  recording_lu engine;
-  const auto r = solve(a, b, o, engine);
-  EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
-  EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
-  EXPECT_EQ(engine.factored.size(), 1u);
+  expect_fp16_converges_after(random_values(n * n, 12), random_values(n, 13), refinement::gmres, 1);
 }
 
-// Beyond what the factors can refine: an honest fallback (or, without it, an honest
-// not_converged), never "converged".
 /// A plain fp64 Kokkos::View A that is not scaled is handed to the engine itself (no n^2
 /// copy) and left unchanged, fallback included; a scaled one is copied first.
 TEST(GesvIr, PlainMatrixFactoredWithoutCopy) {
@@ -344,6 +339,8 @@ TEST(GesvIr, PlainMatrixFactoredWithoutCopy) {
   }
 }
 
+// Beyond what the factors can refine: an honest fallback (or, without it, an honest
+// not_converged), never "converged".
 TEST(GesvIr, TooIllConditionedFallsBack) {
   const std::size_t n = 80;
   const auto a = conditioned(n, 1e14, 3);
