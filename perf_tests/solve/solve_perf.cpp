@@ -233,8 +233,9 @@ void solve_case(int n, double kappa, spectrum d, int reps) {
   std::vector<double> work(a), x(n), dwork(n, 0.0), rhs(b);
   std::vector<float> swork(std::size_t(n) * (n + 1));
   std::vector<int> ipiv(n);
-  // Its workspace kept between calls, as dsgesv's work and swork are.
+  // The engines' workspaces kept between calls, as dsgesv's work and swork are.
   openblas_lu engine;
+  kacc::solve::kacc_lu<Host> portable;
   std::vector<variant> vs;
   vs.push_back({"dgesv", [&, n] {
                   work = a;
@@ -284,7 +285,7 @@ void solve_case(int n, double kappa, spectrum d, int reps) {
                     if (c.openblas) {
                       s = kacc::solve::gesv_ir(Host(), A, B, X, o, engine);
                     } else {
-                      s = kacc::solve::gesv_ir(Host(), A, B, X, o);
+                      s = kacc::solve::gesv_ir(Host(), A, B, X, o, portable);
                     }
                     char t[200];
                     std::snprintf(t, sizeof t, "%s/%s steps %d (%d) be %.2e",

@@ -339,6 +339,26 @@ TEST(GesvIr, PlainMatrixFactoredWithoutCopy) {
   }
 }
 
+// One engine for many solves: each factorisation of a size and format it has seen reuses
+// the storage of the last one, and every solve is as accurate as with a fresh engine.
+TEST(GesvIr, EngineReusedAcrossSolves) {
+  const std::size_t n = 90;
+  kacc_lu<Host> engine;
+  int solves = 0;
+  for (const factor_format f : {factor_format::fp32, factor_format::fp16, factor_format::fp32}) {
+    for (const double kappa : {1e2, 1e3}) {
+      SCOPED_TRACE(::testing::Message() << name(f) << " kappa=" << kappa);
+      const auto a = conditioned(n, kappa, 30 + solves);
+      const auto b = random_values(n, 40 + solves++);
+      ir_options o;
+      o.factors = f;  // classic refinement: factors of another matrix would not converge
+      const auto r = solve(a, b, o, engine);
+      EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
+      EXPECT_LE(r.backward_error, 2 * std::max(r.fp64_backward_error, 0x1p-53));
+    }
+  }
+}
+
 // Beyond what the factors can refine: an honest fallback (or, without it, an honest
 // not_converged), never "converged".
 TEST(GesvIr, TooIllConditionedFallsBack) {
