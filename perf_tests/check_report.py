@@ -1,15 +1,18 @@
 #!/usr/bin/python3
 """Checks that a kacc report folder (scripts/kacc-report) is whole: every component (roofline,
-BLAS, SpMV) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
+BLAS, SpMV, dense solve) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
 report.html embeds every plot of report.md, no plot panel holds more than 8 series, the report
 opens with the recommendation and it matches the one check_recommendation.py recomputes from the
 CSVs, no stated target is MISSING, the roofs bound the measurements (roof check), every
 peer's thread count is recorded (and marked in the report when it is not kacc's), and, when
 the run asked for the accumulators (run.json report.accuracy_cost), the "Accuracy versus cost"
 section has its plot and, for every kernel asked, a time and both errors of plain fp64 and of
-every accumulator variant, with no MISSING line.
+every accumulator variant, with no MISSING line; the dense-solve section shows every size,
+spectrum and condition number run, and names every solve that reported success with a wrong
+answer (a non-finite solution, or a backward error above the eps sqrt(n) its convergence test
+promises).
 
-  perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv] [--allow-incomplete]
+  perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv,solve] [--allow-incomplete]
 
 --allow-missing names components that may be absent, if the report itself says they are
 MISSING; by default every component is required. Exit status 0 when the folder is whole, 1 with
@@ -48,7 +51,16 @@ COMPONENTS = {
                            "speedup_vs_fp64"],
         "spmv_accuracy.csv": ["matrix", "config", "seeds", "median_rel_error", "max_rel_error"],
         "spmv_summary.csv": SUMMARY_COLS, "spmv.json": None, "plot_spmv.png": None},
+    "solve": {
+        "solve_speed.csv": ["n", "kappa", "sigma", "variant", "engine", "factors", "refinement",
+                            "threads", "reps", "time_median_s", "time_min_s", "vs_dgesv",
+                            "vs_dsgesv", "outcome", "reason", "outer_iterations",
+                            "inner_iterations", "backward_error", "dgesv_backward_error"],
+        "solve_gemm.csv": ["n", "variant", "threads", "reps", "time_median_s", "gflops",
+                           "vs_dgemm"],
+        "solve_summary.csv": SUMMARY_COLS, "solve.json": None},
 }
+SOLVE = "Dense solve: mixed-precision LU and iterative refinement"
 REPORT = {
     "report.md": None, "report.html": None, "run.json": None,
     "report_summary.csv": ["kernel", "config", "storage", "time_vs_fp64", "time_vs_best_peer",
@@ -153,6 +165,46 @@ def accuracy_cost_problems(d, md, asked, required):
     return out
 
 
+def _number(x):
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if v == v and abs(v) != float("inf") else None
+
+
+def solve_problems(d, md):
+    """The dense-solve section: a table per size with a row per (spectrum, kappa) of
+    solve_speed.csv, and every solve that reported success with a non-finite solution, or
+    converged with a backward error above the eps sqrt(n) its convergence test promises,
+    named as such."""
+    text = _section(md, SOLVE)
+    if text is None:
+        return ["report.md has no '%s' section" % SOLVE]
+    with open(os.path.join(d, "solve_speed.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for n in sorted({r["n"] for r in rows}, key=int):
+        m = re.search(r"^### n = %s\n(.*?)(?=^#|\Z)" % n, text, re.MULTILINE | re.DOTALL)
+        cases = {(r["sigma"], r["kappa"]) for r in rows if r["n"] == n}
+        shown = len(re.findall(r"^\| (geometric|arithmetic|clustered) \|", m.group(1),
+                               re.MULTILINE)) if m else 0
+        if shown != len(cases):
+            out.append("%s: n = %s shows %d of its %d (spectrum, kappa) rows" % (
+                SOLVE, n, shown, len(cases)))
+    wrong = 0
+    for r in rows:
+        if r["outcome"] not in ("converged", "direct"):
+            continue
+        be, n = _number(r["backward_error"]), _number(r["n"]) or 1
+        wrong += be is None or (r["outcome"] == "converged" and be > 2.0**-53 * n**0.5)
+    named = text.count("**Reported success, wrong answer**")
+    if named != wrong:
+        out.append("%s: %d solves reported success with a wrong answer, the report names %d" % (
+            SOLVE, wrong, named))
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir")
@@ -236,6 +288,8 @@ def main():
                         "section: %s)" % (sections[0] if sections else "none"))
     if {"blas", "spmv"} & required:
         problems += check_recommendation.problems(d)
+    if "solve" in required and os.path.isfile(os.path.join(d, "solve_speed.csv")):
+        problems += solve_problems(d, md)
 
     # Components: every required one ran to the end (a failed program is not a result).
     try:

@@ -738,7 +738,7 @@ int main(int argc, char** argv) {
         lv == level::quick ? 5 : 20);
     fmt::print("STREAM read {:.1f} GB/s, copy {:.1f}, triad {:.1f}\n", stream.read_gbs,
                stream.copy_gbs, stream.triad_gbs);
-    const int reps = lv == level::quick ? 3 : lv == level::full ? 15 : 6;
+    const int reps = lv == level::quick ? 3 : lv == level::full ? 15 : 5;
     const std::vector<std::int64_t> gemv_n = lv == level::quick ? std::vector<std::int64_t>{1024}
                                              : lv == level::full
                                                  ? std::vector<std::int64_t>{8192, 16384, 23168}

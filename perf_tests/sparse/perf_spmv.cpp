@@ -468,7 +468,7 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard(argc, argv);
   const bool quick = opts.run_level == kacc_perf::level::quick;
   const bool full = opts.run_level == kacc_perf::level::full;
-  level = quick ? Level{0.002, 3} : full ? Level{0.5, 15} : Level{0.1, 6};
+  level = quick ? Level{0.002, 3} : full ? Level{0.5, 15} : Level{0.1, 5};
   std::vector<char*> args(argv, argv + argc);
   std::string interleave = "--benchmark_enable_random_interleaving=true";
   args.push_back(interleave.data());

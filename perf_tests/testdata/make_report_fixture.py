@@ -3,7 +3,7 @@
 and perf_tests/check_report.py without running any benchmark. The numbers come from a toy
 bandwidth model and mean nothing; every JSON says "synthetic_fixture": true.
 
-  make_report_fixture.py OUTDIR [--omit roofline,blas,spmv] [--omit-file NAME]... [--bad-json]
+  make_report_fixture.py OUTDIR [--omit roofline,blas,spmv,solve] [--omit-file NAME]... [--bad-json]
                          [--roof-fail] [--unequal-peer] [--with-conversion] [--quick]
                          [--accumulators] [--drop-accumulator CONFIG]
 
@@ -16,6 +16,8 @@ rows (kernel 'convert') to blas_speed.csv. --accumulators writes what the progra
 --accumulators: the accumulator variants (fp64+comp ... fp64<-fp32+exact) of DOT, GEMV and
 SpMV, their errors, and the errors on GenDot data of condition 1e16 (distribution and matrix
 cond1e16); --drop-accumulator CONFIG then leaves that variant's rows out (a run that lost it).
+The dense-solve results hold one wrong claim, as OpenBLAS's dsgesv made one on this project's
+machine: dsgesv "converged" with a NaN solution (κ = 1e12, geometric σ).
 """
 import argparse
 import csv
@@ -258,6 +260,60 @@ def spmv(out, bad, accumulators, dropped):
                          {"accumulators": "yes" if accumulators else "no"}))
 
 
+SOLVE_VARIANTS = [  # name, engine, factors, refinement, time / dgesv at kappa 1e2
+    ("dgesv", "lapack", "fp64", "none", 1.0), ("dsgesv", "lapack", "fp32", "classic", 0.6),
+    ("ir fp32 classic kacc-lu", "kacc_lu", "fp32", "classic", 1.7),
+    ("ir fp32 classic openblas", "openblas", "fp32", "classic", 0.6),
+    ("ir fp32 gmres openblas", "openblas", "fp32", "gmres", 0.65),
+    ("ir fp32 gmres kacc-lu", "kacc_lu", "fp32", "gmres", 1.8),
+    ("ir fp16 gmres kacc-lu", "kacc_lu", "fp16", "gmres", 3.0)]
+
+
+def solve(out, bad, quick):
+    """kacc-perf-solve's files: toy times, the fallbacks where fp32/fp16 factors cannot reach."""
+    rows = []
+    for n in ([256] if quick else [2048, 4096]):
+        for sigma in ("geometric", "arithmetic"):
+            for kappa in (1e2, 1e6, 1e8, 1e12):
+                t_dgesv = 2.0 * n**3 / 3 / 40e9
+                for name, engine, factors, method, ratio in SOLVE_VARIANTS:
+                    be, outcome, reason, steps, inner = 3e-17, "converged", "none", 3, 0
+                    reach = {"classic": 1e6, "gmres": 1e12 if factors == "fp32" else 1e6}.get(
+                        method, 1e99)
+                    if sigma == "geometric" and method == "gmres":
+                        reach = 1e6 if factors == "fp32" else 1e2
+                    if name == "dgesv":
+                        outcome, reason, steps, be = "direct", "info_0", 0, 2e-16
+                    elif kappa > reach:
+                        outcome, reason, ratio = "fell_back", "stagnation", ratio + 1.0
+                        be = 2e-16
+                    if method == "gmres":
+                        inner = 8 if outcome == "converged" else 800
+                    if name == "dsgesv" and kappa > 1e6:
+                        outcome, reason = "fell_back", "iteration_cap"
+                        if kappa == 1e12 and sigma == "geometric":  # its wrong claim
+                            outcome, reason, steps, be = "converged", "none", 25, float("nan")
+                    t = t_dgesv * ratio
+                    rows.append([n, "%g" % kappa, sigma, name, engine, factors, method, 2, 1, t,
+                                 t, ratio, ratio / 0.6, outcome, reason, steps, inner,
+                                 "NaN" if be != be else be, 2e-16])
+    write(os.path.join(out, "solve_speed.csv"), "n,kappa,sigma,variant,engine,factors,refinement,"
+          "threads,reps,time_median_s,time_min_s,vs_dgesv,vs_dsgesv,outcome,reason,"
+          "outer_iterations,inner_iterations,backward_error,dgesv_backward_error".split(","), rows)
+    n = 256 if quick else 4096
+    write(os.path.join(out, "solve_gemm.csv"), "n,variant,threads,reps,time_median_s,gflops,"
+          "vs_dgemm".split(","), [[n, "dgemm", 2, 3, 1.2, 120.0, 1.0],
+                                  [n, "kacc gemm fp64", 2, 3, 1.4, 100.0, 0.83],
+                                  [n, "kacc gemm fp32-stored", 2, 3, 1.3, 110.0, 0.92]])
+    write(os.path.join(out, "solve_summary.csv"), ["check", "measured", "target", "holds",
+          "note"], [["gesv_ir fp32 classic time / dsgesv", "1.0", "<=1.05", "yes", "fixture"],
+                    ["kacc gemm fp64 GFLOP/s / OpenBLAS dgemm", "0.83", ">=0.5", "yes",
+                     "fixture"]])
+    with open(os.path.join(out, "solve.json"), "w") as f:
+        f.write(run_json("kacc-perf-solve", bad, {"openblas_threads": 2,
+                                                  "openblas_equal_threads": "yes"}))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
@@ -285,6 +341,8 @@ def main():
              set(a.drop_accumulator))
     if "spmv" not in omit:
         spmv(a.out, a.bad_json, a.accumulators, set(a.drop_accumulator))
+    if "solve" not in omit:
+        solve(a.out, a.bad_json, a.quick)
     for f in a.omit_file:
         os.remove(os.path.join(a.out, f))
 

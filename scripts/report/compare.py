@@ -20,6 +20,9 @@ TABLES = [
     ("blas_accuracy.csv", ("kernel", "config", "distribution", "n"), ("kernel", "config"),
      "median_rel_error", "error"),
     ("spmv_accuracy.csv", ("matrix", "config"), ("config",), "median_rel_error", "error"),
+    ("solve_speed.csv", ("n", "kappa", "sigma", "variant"), ("variant",), "time_median_s",
+     "time"),
+    ("solve_gemm.csv", ("n", "variant"), ("variant",), "time_median_s", "time"),
 ]
 
 

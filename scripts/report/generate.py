@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from . import accuracy_cost, machine, plots, recommend, summary
+from . import accuracy_cost, machine, plots, recommend, solve, summary
 from .data import fmt_num, fmt_ratio, load_json, num, read_csv, write_csv
 from .document import Document
 
@@ -23,6 +23,8 @@ COMPONENTS = [
                                 "blas.json"]),
     ("spmv", "kacc-perf-spmv", ["spmv_speed.csv", "spmv_accuracy.csv", "spmv_summary.csv",
                                 "spmv.json"]),
+    ("solve", "kacc-perf-solve", ["solve_speed.csv", "solve_gemm.csv", "solve_summary.csv",
+                                  "solve.json"]),
 ]
 BLAS_KERNELS = ["gemv", "dot", "trsv"]
 KERNEL_ORDER = {k: i for i, k in enumerate(["dot", "gemv", "trsv", "spmv"])}
@@ -466,6 +468,9 @@ def build(args):
               "bar: the byte-ratio limit; grey: Kokkos Kernels), and the error per configuration")
 
     accuracy_cost_section(d, cost, cost_kernels, cost_missing, figures)
+
+    solve.section(d, read_csv(os.path.join(out, "solve_speed.csv")),
+                  read_csv(os.path.join(out, "solve_gemm.csv")), args.level)
 
     d.h(2, "Files")
     files = sorted(f for f in os.listdir(out) if f.endswith((".csv", ".json", ".png")))

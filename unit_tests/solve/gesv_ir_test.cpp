@@ -383,6 +383,43 @@ TEST(GesvIr, TooIllConditionedFallsBack) {
   EXPECT_FALSE(r.status.ok());
 }
 
+/// An engine whose factors do nothing (M = I): GMRES-IR's corrections are plain GMRES.
+struct identity_engine {
+  kacc::index_type factor(const Host&, const kacc_lu<Host>::matrix_type&, factor_format) {
+    return 0;
+  }
+  void solve(const Host&, const kacc_lu<Host>::vector_type&) const {}
+};
+
+// A GMRES-IR step that runs all gmres_max_inner iterations without halving the residual
+// ends the refinement at once (stagnation), where classic refinement waits
+// stagnation_steps steps; a step that does halve it goes on.
+TEST(GesvIr, ExhaustedGmresStepWithoutProgressStops) {
+  const std::size_t n = 60;
+  ir_options o;
+  o.method = refinement::gmres;
+  o.gmres_restart = 2;
+  o.gmres_max_inner = 2;
+  o.fallback = false;
+  {
+    const auto r = solve(conditioned(n, 1e8, 5), random_values(n, 6), o, identity_engine{});
+    EXPECT_EQ(r.status.outcome, ir_outcome::not_converged);
+    EXPECT_EQ(r.status.reason, ir_reason::stagnation);
+    EXPECT_EQ(r.status.outer_iterations, 1);
+    EXPECT_EQ(r.status.inner_iterations, 2);
+  }
+  {
+    // Gershgorin: every eigenvalue within 1/2 of 1, so each GMRES(2) step more than halves.
+    auto a = random_values(n * n, 7);
+    for (std::size_t i = 0; i < n * n; ++i) a[i] *= 0.5 / n;
+    for (std::size_t i = 0; i < n; ++i) a[i * n + i] = 1;
+    const auto r = solve(a, random_values(n, 8), o, identity_engine{});
+    EXPECT_EQ(r.status.outcome, ir_outcome::converged) << to_string(r.status.reason);
+    EXPECT_GT(r.status.outer_iterations, 1);
+    EXPECT_EQ(r.status.inner_iterations, 2 * r.status.outer_iterations);
+  }
+}
+
 TEST(GesvIr, BadInput) {
   const std::size_t n = 5;
   auto a = random_values(n * n, 1);

@@ -320,7 +320,7 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
     }
     double best = std::numeric_limits<double>::infinity(), kept = 0;
     int stale = 0;
-    bool met = false;
+    bool met = false, inner_exhausted = false;
     for (;;) {
       rn = residual();
       const double xn = Impl::norm_inf(exec, xw);
@@ -348,15 +348,17 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
       if (!met) {
         if (rn <= 0.5 * best) {
           stale = 0;
-        } else if (++stale >= options.stagnation_steps) {
+        } else if (++stale >= options.stagnation_steps || inner_exhausted) {
           return ir_reason::stagnation;
         }
         best = rn < best ? rn : best;
       }
       if (options.method == refinement::gmres) {
-        status.inner_iterations +=
+        const int inner =
             Impl::gmres_correction(exec, r, d, options.gmres_restart, options.gmres_tolerance,
                                    options.gmres_max_inner, apply_a, apply_m);
+        status.inner_iterations += inner;
+        inner_exhausted = inner >= options.gmres_max_inner;
       } else {
         Kokkos::deep_copy(exec, d, r);
         apply_m(d);

@@ -45,7 +45,10 @@ struct ir_options {
   /// its residual is in the history). Off: stop at the tolerance, as dsgesv.
   bool polish = true;
   /// A refinement stagnates, and is given up, when `stagnation_steps` steps in a row fail
-  /// to halve the smallest residual norm seen before them.
+  /// to halve the smallest residual norm seen before them. With GMRES-IR, one such step
+  /// whose GMRES ran all `gmres_max_inner` iterations is enough: the steps after it have
+  /// not been seen to move the residual (it stays flat to two digits) and each costs
+  /// `gmres_max_inner` products with A and with the factors.
   int stagnation_steps = 3;
   /// GMRES-IR: Krylov vectors before a restart (n x (restart + 1) fp64 of workspace).
   /// Restarting early stalls on the ill-conditioned systems GMRES-IR is for.
