@@ -1,6 +1,7 @@
 // kacc-perf-solve: kacc::solve::gesv_ir against LAPACK's dgesv and dsgesv (OpenBLAS, on
 // as many threads as Kokkos, on the same CPUs), and kacc::blas::gemm against dgemm, each
-// variant run in turn within every repetition (interleaved), for matrices of prescribed
+// variant run in turn within every repetition (interleaved; each size's first system runs one
+// untimed round first, and the engines are kept between calls), for matrices of prescribed
 // condition number: U diag(sigma) V^T with U, V the Q factors of Gaussian matrices
 // (LAPACK dgeqrf/dorgqr, one pair per size) and sigma from 1 to 1/kappa, distributed as in
 // seed 004's Table 2: geometric (its types 7/8: a fixed fraction of the spectrum lies below
@@ -274,8 +275,19 @@ struct solve_row {
   double dgesv_backward_error;
 };
 
-void solve_case(int n, const orthogonal_pair& q, double kappa, spectrum d, int reps,
-                const std::string& filter, std::vector<solve_row>& rows) {
+/// The factorisation engines of one size, kept between its calls and cases as dsgesv's work
+/// arrays are: one kacc_lu per factor format, so that alternating formats does not allocate
+/// and first-touch n^2 factors inside a timed call.
+struct engines {
+  openblas_lu openblas;
+  kacc::solve::kacc_lu<Host> fp32, fp16;
+};
+
+/// Times every variant on one system. warm_up runs each once untimed first (the first case of
+/// a size: the engines' storage is then touched before any variant is timed, as dsgesv's
+/// workspace is when it is allocated).
+void solve_case(int n, const orthogonal_pair& q, double kappa, spectrum d, int reps, bool warm_up,
+                const std::string& filter, engines& e, std::vector<solve_row>& rows) {
   const auto a = conditioned(n, q, kappa, d);
   std::vector<double> b(n);
   std::mt19937_64 gen(3);
@@ -288,9 +300,6 @@ void solve_case(int n, const orthogonal_pair& q, double kappa, spectrum d, int r
   std::vector<double> work(a), x(n), dwork(n, 0.0), rhs(b);
   std::vector<float> swork(std::size_t(n) * (n + 1));
   std::vector<int> ipiv(n);
-  // The engines' workspaces kept between calls, as dsgesv's work and swork are.
-  openblas_lu engine;
-  kacc::solve::kacc_lu<Host> portable;
   std::vector<variant> vs;
   vs.push_back({"dgesv", "lapack", "fp64", "none", [&, n] {
                   work = a;
@@ -340,12 +349,18 @@ void solve_case(int n, const orthogonal_pair& q, double kappa, spectrum d, int r
     o.method = c.m;
     o.polish = c.polish;
     vs.push_back({c.name, c.openblas ? "openblas" : "kacc_lu", c.factors, c.method, [&, o, c, n] {
-                    const auto s = c.openblas ? kacc::solve::gesv_ir(Host(), A, B, X, o, engine)
-                                              : kacc::solve::gesv_ir(Host(), A, B, X, o, portable);
+                    const auto s = c.openblas ? kacc::solve::gesv_ir(Host(), A, B, X, o, e.openblas)
+                                   : c.f == kacc::solve::factor_format::fp16
+                                       ? kacc::solve::gesv_ir(Host(), A, B, X, o, e.fp16)
+                                       : kacc::solve::gesv_ir(Host(), A, B, X, o, e.fp32);
                     return ending{kacc::solve::to_string(s.outcome),
                                   kacc::solve::to_string(s.reason), s.outer_iterations,
                                   s.inner_iterations, backward_error(n, a, b, X.data())};
                   }});
+  }
+  if (warm_up) {
+    interleave(vs, 1);
+    for (auto& v : vs) v.seconds.clear();
   }
   interleave(vs, reps);
   const double dgesv = kacc_perf::median(vs[0].seconds), dsgesv = kacc_perf::median(vs[1].seconds);
@@ -632,8 +647,13 @@ int main(int argc, char* argv[]) {
     for (double nd : sizes) {
       const int n = static_cast<int>(nd);
       const orthogonal_pair q(n);
+      engines e;
+      bool first = true;
       for (spectrum d : spectra)
-        for (double kappa : kappas) solve_case(n, q, kappa, d, reps, filter, rows);
+        for (double kappa : kappas) {
+          solve_case(n, q, kappa, d, reps, first, filter, e, rows);
+          first = false;
+        }
     }
 
   std::string speed =
