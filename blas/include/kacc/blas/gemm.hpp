@@ -110,11 +110,13 @@ void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB
     }
     for (index_type j = 0; j < nb; ++j) {
       index_type i = 0;
-      for (; i + gemm_pack_stage <= mb; i += gemm_pack_stage) {
-        T column[gemm_pack_stage];
-        for (index_type l = 0; l < gemm_pack_stage; ++l)
-          column[l] = static_cast<T>(sums((i + l) * NC + j));
-        out.template column_run<gemm_pack_stage>(i0 + i, j0 + j, column);
+      if constexpr (Out::simd_column_runs) {
+        for (; i + gemm_pack_stage <= mb; i += gemm_pack_stage) {
+          T column[gemm_pack_stage];
+          for (index_type l = 0; l < gemm_pack_stage; ++l)
+            column[l] = static_cast<T>(sums((i + l) * NC + j));
+          out.template column_run<gemm_pack_stage>(i0 + i, j0 + j, column);
+        }
       }
       for (; i < mb; ++i) out(i0 + i, j0 + j, static_cast<T>(sums(i * NC + j)));
     }
@@ -204,6 +206,13 @@ struct gemm_output {
   T alpha;         ///< factor of the sums
   T beta;          ///< factor of C's old entries
   bool beta_zero;  ///< beta == 0: C's old entries are not read (NaN does not propagate)
+
+  /// Whether column_run stores with SIMD conversions on this target. Where it would store
+  /// entry by entry, the kernels store entry by entry themselves: W unrolled scalar
+  /// conversions inside a loop made GCC 11's induction-variable optimisation take minutes
+  /// per instantiation (host code of CUDA builds, compiled without -march).
+  static constexpr bool simd_column_runs =
+      kacc::Impl::block_store_vectorised_v<CV> && std::is_same<T, arithmetic_t<CV>>::value;
 
   /// C(i, j) = alpha s + beta C(i, j).
   KOKKOS_INLINE_FUNCTION void operator()(const index_type i, const index_type j, const T& s) const {
