@@ -108,18 +108,7 @@ void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB
         }
       }
     }
-    for (index_type j = 0; j < nb; ++j) {
-      index_type i = 0;
-      if constexpr (Out::simd_column_runs) {
-        for (; i + gemm_pack_stage <= mb; i += gemm_pack_stage) {
-          T column[gemm_pack_stage];
-          for (index_type l = 0; l < gemm_pack_stage; ++l)
-            column[l] = static_cast<T>(sums((i + l) * NC + j));
-          out.template column_run<gemm_pack_stage>(i0 + i, j0 + j, column);
-        }
-      }
-      for (; i < mb; ++i) out(i0 + i, j0 + j, static_cast<T>(sums(i * NC + j)));
-    }
+    out.template store_tile<gemm_pack_stage>(i0, j0, mb, nb, sums, NC);
   };
   const std::size_t bytes = tile_type::shmem_size(MC * KC) + tile_type::shmem_size(KC * NC) +
                             sums_type::shmem_size(MC * NC);
@@ -208,11 +197,32 @@ struct gemm_output {
   bool beta_zero;  ///< beta == 0: C's old entries are not read (NaN does not propagate)
 
   /// Whether column_run stores with SIMD conversions on this target. Where it would store
-  /// entry by entry, the kernels store entry by entry themselves: W unrolled scalar
+  /// entry by entry, store_tile stores entry by entry itself: W unrolled scalar
   /// conversions inside a loop made GCC 11's induction-variable optimisation take minutes
   /// per instantiation (host code of CUDA builds, compiled without -march).
   static constexpr bool simd_column_runs =
       kacc::Impl::block_store_vectorised_v<CV> && std::is_same<T, arithmetic_t<CV>>::value;
+
+  /// C(i0 + i, j0 + j) = alpha s + beta C(i0 + i, j0 + j) for i < mb, j < nb, s the entry
+  /// i * ld + j of sums: runs of W entries down each column where simd_column_runs, entry
+  /// by entry otherwise. (A member, not code in the kernel's lambda: nvcc rejects an
+  /// extended lambda's first capture of a variable inside `if constexpr`.)
+  template <int W, class Sums>
+  KOKKOS_INLINE_FUNCTION void store_tile(const index_type i0, const index_type j0,
+                                         const index_type mb, const index_type nb, const Sums& sums,
+                                         const index_type ld) const {
+    for (index_type j = 0; j < nb; ++j) {
+      index_type i = 0;
+      if constexpr (simd_column_runs) {
+        for (; i + W <= mb; i += W) {
+          T column[W];
+          for (index_type l = 0; l < W; ++l) column[l] = static_cast<T>(sums((i + l) * ld + j));
+          column_run<W>(i0 + i, j0 + j, column);
+        }
+      }
+      for (; i < mb; ++i) (*this)(i0 + i, j0 + j, static_cast<T>(sums(i * ld + j)));
+    }
+  }
 
   /// C(i, j) = alpha s + beta C(i, j).
   KOKKOS_INLINE_FUNCTION void operator()(const index_type i, const index_type j, const T& s) const {
