@@ -200,8 +200,7 @@ struct gemm_output {
   /// entry by entry, store_tile stores entry by entry itself: W unrolled scalar
   /// conversions inside a loop made GCC 11's induction-variable optimisation take minutes
   /// per instantiation (host code of CUDA builds, compiled without -march).
-  static constexpr bool simd_column_runs =
-      kacc::Impl::block_store_vectorised_v<CV> && std::is_same<T, arithmetic_t<CV>>::value;
+  static constexpr bool simd_column_runs = kacc::Impl::block_store_simd_v<CV, T>;
 
   /// C(i0 + i, j0 + j) = alpha s + beta C(i0 + i, j0 + j) for i < mb, j < nb, s the entry
   /// i * ld + j of sums: runs of W entries down each column where simd_column_runs, entry

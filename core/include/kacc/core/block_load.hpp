@@ -417,6 +417,11 @@ struct block_store_vectorised<V, true>
 /// block_store_vectorised<V>::value.
 template <class V>
 inline constexpr bool block_store_vectorised_v = block_store_vectorised<V>::value;
+/// Whether store_block<W, T> into V writes consecutive entries with SIMD conversions on
+/// this target: V's format has them and T is V's arithmetic type.
+template <class V, class T>
+inline constexpr bool block_store_simd_v =
+    std::conjunction_v<block_store_vectorised<V>, std::is_same<T, arithmetic_t<V>>>;
 
 /// v(i + l) = in[l] for l in [0, W), v of rank 1, rounded as the view's own stores round
 /// (its overflow policy included). Host code writes entries of kacc views that lie
@@ -430,7 +435,7 @@ inline constexpr bool block_store_vectorised_v = block_store_vectorised<V>::valu
 template <int W, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, const T* in) {
 #if !defined(KACC_DEVICE_PASS)
-  if constexpr (block_store_vectorised_v<V> && std::is_same<T, arithmetic_t<V>>::value) {
+  if constexpr (block_store_simd_v<V, T>) {
     if (v.stride(0) == 1) {
       block_codec<format_t<V>>::template encode<W, T, typename V::overflow_policy>(in,
                                                                                    &v.storage()(i));
@@ -491,7 +496,7 @@ template <int W, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type r, const index_type c,
                                              const int dim, const T* in) {
 #if !defined(KACC_DEVICE_PASS)
-  if constexpr (block_store_vectorised_v<V> && std::is_same<T, arithmetic_t<V>>::value) {
+  if constexpr (block_store_simd_v<V, T>) {
     if (v.stride(dim) == 1) {
       block_codec<format_t<V>>::template encode<W, T, typename V::overflow_policy>(
           in, &v.storage()(r, c));
