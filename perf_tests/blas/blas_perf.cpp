@@ -17,6 +17,7 @@
 #include <kacc/core/quad_double.hpp>
 #include <kacc_perf/run_info.hpp>
 #include <kacc_perf/stream.hpp>
+#include <kacc_perf/targets.hpp>
 #include <kacc_testing/gendot.hpp>
 
 #include "blas_reference.hpp"
@@ -826,20 +827,14 @@ int main(int argc, char** argv) {
 
     // Targets of the issue, at the largest size of each kernel. A target whose inputs are
     // missing (NaN) is MISSING; one against a peer without equal threads says so.
-    std::string summary = "check,measured,target,holds,note\n";
+    std::string summary = kacc_perf::summary_csv_header;
     const std::string unequal = peer.equal ? "" : "; OpenBLAS NOT on equal threads: " + peer.note;
     auto check = [&](const std::string& name, double measured, double target, bool upper,
                      const std::string& note, bool vs_openblas = false) {
-      const bool is_missing = !std::isfinite(measured);
-      const bool holds = !is_missing && (upper ? measured <= target : measured >= target);
-      const char* verdict = is_missing ? "MISSING" : holds ? "yes" : "no";
-      const std::string full_note = note + (vs_openblas ? unequal : "");
-      summary += fmt::format("{},{:.3f},{}{},{},\"{}\"\n", name, measured,
-                             upper ? "<=" : ">=", target, verdict, full_note);
-      fmt::print("{:<48} {:8.3f}  target {}{:<5} {}\n", name, measured, upper ? "<=" : ">=", target,
-                 is_missing ? "MISSING"
-                 : holds    ? "holds"
-                            : "MISSED");
+      const kacc_perf::target goal{name, measured, target, !upper,
+                                   note + (vs_openblas ? unequal : "")};
+      summary += kacc_perf::summary_csv_row(goal);
+      kacc_perf::print_target(goal, 48);
     };
     auto t = [&](const std::string& key) { return med.count(key) ? med[key] : missing; };
     const auto gn = std::to_string(gemv_n.back()), dn = std::to_string(dot_n.back()),

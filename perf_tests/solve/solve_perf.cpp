@@ -28,6 +28,7 @@
 
 #include <kacc_perf/run_info.hpp>
 #include <kacc_perf/stream.hpp>
+#include <kacc_perf/targets.hpp>
 
 #include "../blas/openblas_threads.hpp"
 
@@ -424,14 +425,7 @@ void gemm_case(int n, int reps, std::vector<gemm_row>& rows) {
   }
 }
 
-/// A stated target of issue 17; a NaN measurement is MISSING, never met.
-struct target {
-  std::string check;
-  double measured;
-  double bound;
-  bool at_least;
-  std::string note;
-};
+using kacc_perf::target;
 
 const solve_row* find_row(const std::vector<solve_row>& rows, int n, double kappa, spectrum d,
                           const std::string& variant) {
@@ -672,22 +666,11 @@ int main(int argc, char* argv[]) {
     gemm_csv +=
         fmt::format("{},{},{},{},{},{},{}\n", g.n, g.variant, peer.requested, std::max(reps, 3),
                     csv_number(g.median), csv_number(g.gflops), csv_number(g.vs_dgemm));
-  std::string summary = "check,measured,target,holds,note\n";
+  std::string summary = kacc_perf::summary_csv_header;
   fmt::print("\nkacc-perf-solve summary (level {})\n", kacc_perf::level_name(opts.run_level));
   for (const auto& t : targets(rows, gemm_rows, kappas, spectra)) {
-    const bool missing = std::isnan(t.measured);
-    const bool holds = !missing && (t.at_least ? t.measured >= t.bound : t.measured <= t.bound);
-    summary += fmt::format("\"{}\",{},{}{:g},{},\"{}\"\n", t.check, csv_number(t.measured),
-                           t.at_least ? ">=" : "<=", t.bound,
-                           missing ? "MISSING"
-                           : holds ? "yes"
-                                   : "no",
-                           t.note);
-    fmt::print("  {:<96} {:9.3g}  target {}{:<6g} {}\n", t.check, t.measured,
-               t.at_least ? ">=" : "<=", t.bound,
-               missing ? "MISSING"
-               : holds ? "holds"
-                       : "MISSED");
+    summary += kacc_perf::summary_csv_row(t);
+    kacc_perf::print_target(t, 96);
   }
   std::string spectra_names;
   for (spectrum d : spectra)

@@ -24,6 +24,7 @@
 #include <kacc/sparse/spmv.hpp>
 #include <kacc_perf/run_info.hpp>
 #include <kacc_perf/stream.hpp>
+#include <kacc_perf/targets.hpp>
 #include <kacc_testing/exact.hpp>
 #include <kacc_testing/gendot.hpp>
 #ifdef KACC_PERF_KOKKOSKERNELS
@@ -581,12 +582,6 @@ int main(int argc, char** argv) {
   kacc_perf::write_file(opts.out_dir + "/spmv_accuracy.csv", acc.str());
 
   // Summary: one row per target of the issue.
-  struct Target {
-    std::string check;
-    double measured, target;
-    bool at_least;
-    std::string note;
-  };
   const std::string st = "stencil27", pl = "power_law";
   const double st_acc32 = t(st, "kacc_csr", "Acc<fp64,fp32>", "");
   const double st_acc16 = t(st, "kacc_csr", "Acc<fp64,fp16>", "");
@@ -599,7 +594,7 @@ int main(int argc, char** argv) {
   const double pl_kk = t(pl, "kokkoskernels", "fp64", "");
   std::size_t table = 0;
   for (const auto& s : shared) table += !std::isnan(t(s.first, "kacc_csr", "Acc<fp64,fp32>", ""));
-  std::vector<Target> targets = {
+  std::vector<kacc_perf::target> targets = {
       {"stencil Acc<fp64,fp32> CSR speedup over Kokkos Kernels fp64", kk64 / st_acc32, 1.35, true,
        "time ratio kk_fp64 / kacc"},
       {"stencil Acc<fp64,fp32> CSR time / Kokkos Kernels fp32 time", st_acc32 / kk32, 1.05, false,
@@ -617,28 +612,14 @@ int main(int argc, char** argv) {
        fmt::format("spmv_speed.csv speedup_vs_fp64 per matrix; {} files in {}", files.size(),
                    matrices_dir)},
   };
-  std::ostringstream sum;
-  sum << "check,measured,target,holds,note\n";
+  std::string sum = kacc_perf::summary_csv_header;
   fmt::print("\nkacc-perf-spmv summary (medians; level {})\n",
              kacc_perf::level_name(opts.run_level));
   for (const auto& g : targets) {
-    // A target whose inputs are missing (NaN) is MISSING, never met.
-    const bool is_missing = !std::isfinite(g.measured);
-    const bool holds =
-        !is_missing && (g.at_least ? g.measured >= g.target : g.measured <= g.target);
-    sum << fmt::format("\"{}\",{:.4f},{}{},{},\"{}\"\n", g.check, g.measured,
-                       g.at_least ? ">=" : "<=", g.target,
-                       is_missing ? "MISSING"
-                       : holds    ? "yes"
-                                  : "no",
-                       g.note);
-    fmt::print("  {:<66} {:8.3f}  target {}{:<5} {}\n", g.check, g.measured,
-               g.at_least ? ">=" : "<=", g.target,
-               is_missing ? "MISSING"
-               : holds    ? "holds"
-                          : "MISSED");
+    sum += kacc_perf::summary_csv_row(g);
+    kacc_perf::print_target(g, 66);
   }
-  kacc_perf::write_file(opts.out_dir + "/spmv_summary.csv", sum.str());
+  kacc_perf::write_file(opts.out_dir + "/spmv_summary.csv", sum);
   kacc_perf::write_file(
       opts.out_dir + "/spmv.json",
       kacc_perf::run_json("kacc-perf-spmv",
