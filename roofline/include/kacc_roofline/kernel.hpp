@@ -38,10 +38,11 @@
 // registers: GCC 12 kept the fp32 block (8 chains x 32 lanes) in a 1 KiB stack array
 // otherwise, and plain fp32 ran at a third of plain fp64's bandwidth at low intensity.
 // The final mean stays a loop: unrolled, GCC 12 rebuilt it from scalar additions for
-// the fp16 and bf16 blocks.
+// the fp16 and bf16 blocks. The host pass of nvcc knows neither pragma, and a CUDA
+// build's kernel runs on the device.
 #if defined(__CUDA_ARCH__) || defined(__clang__)
 #define KACC_ROOFLINE_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
 #define KACC_ROOFLINE_UNROLL _Pragma("GCC unroll 64")
 #else
 #define KACC_ROOFLINE_UNROLL
