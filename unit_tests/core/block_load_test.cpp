@@ -50,6 +50,16 @@ void expect_same_bits(const V& v, std::size_t first, std::size_t step, const std
   EXPECT_EQ(mismatches, 0u) << what;
 }
 
+// block_store_simd_v: SIMD stores go only into writable kacc views of a format with SIMD
+// conversions on this target, and only from the view's arithmetic type.
+using fp16_floats = kacc::View<float*, Host, kacc::StoredAs<kacc::fp16>>;
+static_assert(kacc::Impl::block_store_simd_v<fp16_floats, float> ==
+              kacc::Impl::block_codec<kacc::fp16>::vectorised_stores);
+static_assert(!kacc::Impl::block_store_simd_v<fp16_floats, double>);
+static_assert(!kacc::Impl::block_store_simd_v<
+              kacc::View<const float*, Host, kacc::StoredAs<kacc::fp16>>, float>);
+static_assert(!kacc::Impl::block_store_simd_v<Kokkos::View<float*, Host>, float>);
+
 // A kacc view holding every bit pattern of Format once, read in arithmetic type A.
 template <class Format, class A>
 kacc::View<A*, Host, kacc::StoredAs<Format>> all_patterns() {
