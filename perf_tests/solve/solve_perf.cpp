@@ -425,6 +425,7 @@ void gemm_case(int n, int reps, std::vector<gemm_row>& rows) {
   }
 }
 
+using kacc_perf::csv_number;
 using kacc_perf::target;
 
 const solve_row* find_row(const std::vector<solve_row>& rows, int n, double kappa, spectrum d,
@@ -526,10 +527,6 @@ std::string number_list(const std::vector<double>& v) {
   std::string s = "[";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + fmt::format("{:g}", v[i]);
   return s + "]";
-}
-
-std::string csv_number(double v) {
-  return std::isnan(v) ? "NaN" : fmt::format("{:.6g}", v);
 }
 
 }  // namespace

@@ -17,6 +17,11 @@ struct target {
   std::string note;   ///< where the figure comes from
 };
 
+/// v as a CSV field: NaN where it is NaN, six significant digits otherwise.
+inline std::string csv_number(double v) {
+  return std::isnan(v) ? std::string("NaN") : fmt::format("{:.6g}", v);
+}
+
 /// Whether t's measurement is missing: a missing measurement never meets its target.
 inline bool is_missing(const target& t) {
   return !std::isfinite(t.measured);
@@ -32,8 +37,7 @@ inline constexpr const char* summary_csv_header = "check,measured,target,holds,n
 
 /// t as a row of a summary CSV: holds is yes, no or MISSING.
 inline std::string summary_csv_row(const target& t) {
-  return fmt::format("\"{}\",{},{}{:g},{},\"{}\"\n", t.check,
-                     is_missing(t) ? std::string("NaN") : fmt::format("{:.6g}", t.measured),
+  return fmt::format("\"{}\",{},{}{:g},{},\"{}\"\n", t.check, csv_number(t.measured),
                      t.at_least ? ">=" : "<=", t.bound,
                      is_missing(t) ? "MISSING"
                      : holds(t)    ? "yes"
