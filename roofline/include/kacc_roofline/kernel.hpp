@@ -12,8 +12,8 @@
 /// 8, 16 or 32 rounds give different results even after rounding to a 2-byte format (a
 /// converging recurrence would make those round counts indistinguishable).
 ///
-/// As in mixbench, the rounds are a compile-time count. On host back ends one work item
-/// updates a block of `lanes` entries, two vector registers wide: each chain is one loop
+/// As in mixbench, the rounds are a compile-time count. On host back ends the kernel
+/// updates blocks of `lanes` entries, two vector registers wide: each chain is one loop
 /// over the block, so a round issues chains x 2 independent vector FMAs, enough to cover
 /// FMA latency x throughput (4 x 2 on current x86 cores) and reach the FMA peak in the
 /// compute-bound region. On GPUs one item is one entry.
@@ -152,11 +152,11 @@ inline constexpr bool supported_iterations(int k) {
 }
 
 /// The kernel: x(i) <- update_block of Rounds rounds from x(i). On host back ends a work
-/// item converts a block of `width` entries into the arithmetic type, updates it and
-/// converts it back, so the compute loop keeps every chain in registers whatever the
-/// storage format. Formats with SIMD block conversions on this host (fp16 and bf16 on x86)
-/// convert through kacc's block loads and stores: a loop over their proxies vectorises
-/// only at the 2-byte entries' width, with the scalar encoder's 64-bit integer rounding,
+/// item takes `blocks_per_item` blocks of `width` entries in turn, converts each into the
+/// arithmetic type, updates it and converts it back, so the compute loop keeps every chain in
+/// registers whatever the storage format. Formats with SIMD block conversions on this host (fp16
+/// and bf16 on x86) convert through kacc's block loads and stores: a loop over their proxies
+/// vectorises only at the 2-byte entries' width, with the scalar encoder's 64-bit integer rounding,
 /// several times the instructions of vcvtph2ps / vcvtps2ph. Scaled formats with one scale
 /// go through them too, so the block reads its scale once and raises the saturation flag
 /// once. The other formats keep plain loops, which compilers vectorise whole.
@@ -164,6 +164,18 @@ template <class V, int Rounds>
 struct mix_kernel {
   using arith = kacc::arithmetic_t<V>;
   static constexpr int width = lanes<V>();
+  /// Blocks one work item updates: four where the block converts through SIMD block
+  /// loads and stores, whose blocks are a few dozen instructions, so the call per work
+  /// item (GCC 12 does not inline it into the OpenMP loop: register saves, the constants
+  /// set up again, vzeroupper) cost as much as the block; one elsewhere, because GCC 12
+  /// vectorises the plain loops only one block per function (with four, Acc<fp64,fp32>
+  /// became scalar code). Devices take one entry per item.
+  static constexpr int blocks_per_item = width > 1 && (kacc::Impl::block_load_vectorised_v<V> ||
+                                                       kacc::Impl::single_scale_v<V>)
+                                             ? 4
+                                             : 1;
+  /// Entries one work item updates.
+  static constexpr int entries_per_item = width * blocks_per_item;
 
   V x;
   arith f[chains] = {};
@@ -173,26 +185,36 @@ struct mix_kernel {
   }
 
   /// Work items for x.extent(0) entries.
-  std::size_t items() const { return (x.extent(0) + width - 1) / width; }
+  std::size_t items() const { return (x.extent(0) + entries_per_item - 1) / entries_per_item; }
 
+  /// Updates work item `item`: its blocks, or entry by entry if it is the last, short one.
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t item) const {
+    const std::size_t first = item * entries_per_item;
+    if (first + entries_per_item <= x.extent(0)) {
+      arith fl[chains];
+      for (int c = 0; c < chains; ++c) fl[c] = f[c];
+      KACC_ROOFLINE_UNROLL
+      for (int b = 0; b < blocks_per_item; ++b) {
+        arith a[width];
+        load(first + b * width, a);
+        update_block<Rounds>(a, fl);
+        store(first + b * width, a);
+      }
+    } else if constexpr (width > 1) {
+      update_last_item(first);
+    }
+  }
+
+  /// The last, short work item from entry `first`, one entry at a time. Devices have none
+  /// (one entry per item), and nvcc 11.8's optimiser never finishes this dead loop for
+  /// scaled formats at zero rounds, so it is instantiated on host back ends only.
+  KOKKOS_INLINE_FUNCTION void update_last_item(const std::size_t first) const {
     arith fl[chains];
     for (int c = 0; c < chains; ++c) fl[c] = f[c];
-    const std::size_t first = item * width;
-    if (first + width <= x.extent(0)) {
-      arith a[width];
-      load(first, a);
+    for (std::size_t i = first; i < x.extent(0); ++i) {
+      arith a[1] = {static_cast<arith>(x(i))};
       update_block<Rounds>(a, fl);
-      store(first, a);
-    } else if constexpr (width > 1) {
-      // The last, partial block, one entry at a time. Devices have none (one entry per
-      // item), and nvcc 11.8's optimiser never finishes the dead loop for scaled formats
-      // at zero rounds, so it is not compiled there.
-      for (std::size_t i = first; i < x.extent(0); ++i) {
-        arith a[1] = {static_cast<arith>(x(i))};
-        update_block<Rounds>(a, fl);
-        x(i) = a[0];
-      }
+      x(i) = a[0];
     }
   }
 
