@@ -164,16 +164,20 @@ template <class V, int Rounds>
 struct mix_kernel {
   using arith = kacc::arithmetic_t<V>;
   static constexpr int width = lanes<V>();
+  /// Whether blocks are read through kacc's block loads: SIMD conversions on this host, or
+  /// one scale.
+  static constexpr bool loads_by_block =
+      kacc::Impl::block_load_vectorised_v<V> || kacc::Impl::single_scale_v<V>;
+  /// Whether blocks are written through kacc's block stores, for the same reasons.
+  static constexpr bool stores_by_block =
+      kacc::Impl::block_store_vectorised_v<V> || kacc::Impl::single_scale_v<V>;
   /// Blocks one work item updates: four where the block converts through SIMD block
   /// loads and stores, whose blocks are a few dozen instructions, so the call per work
   /// item (GCC 12 does not inline it into the OpenMP loop: register saves, the constants
   /// set up again, vzeroupper) cost as much as the block; one elsewhere, because GCC 12
   /// vectorises the plain loops only one block per function (with four, Acc<fp64,fp32>
   /// became scalar code). Devices take one entry per item.
-  static constexpr int blocks_per_item = width > 1 && (kacc::Impl::block_load_vectorised_v<V> ||
-                                                       kacc::Impl::single_scale_v<V>)
-                                             ? 4
-                                             : 1;
+  static constexpr int blocks_per_item = width > 1 && loads_by_block ? 4 : 1;
   /// Entries one work item updates.
   static constexpr int entries_per_item = width * blocks_per_item;
 
@@ -221,7 +225,7 @@ struct mix_kernel {
   /// a[w] = x(first + w): block loads where the format has SIMD conversions on this host
   /// or one scale, the plain loop (which compilers vectorise whole) otherwise.
   KOKKOS_INLINE_FUNCTION void load(const std::size_t first, arith (&a)[width]) const {
-    if constexpr (kacc::Impl::block_load_vectorised_v<V> || kacc::Impl::single_scale_v<V>) {
+    if constexpr (loads_by_block) {
       kacc::Impl::load_block<width>(x, static_cast<kacc::index_type>(first), a);
     } else {
       for (int w = 0; w < width; ++w) a[w] = static_cast<arith>(x(first + w));
@@ -231,7 +235,7 @@ struct mix_kernel {
   /// x(first + w) = a[w]: block stores where the format has SIMD conversions on this
   /// host or one scale, the plain loop otherwise.
   KOKKOS_INLINE_FUNCTION void store(const std::size_t first, const arith (&a)[width]) const {
-    if constexpr (kacc::Impl::block_store_vectorised_v<V> || kacc::Impl::single_scale_v<V>) {
+    if constexpr (stores_by_block) {
       kacc::Impl::store_block<width>(x, static_cast<kacc::index_type>(first), a);
     } else {
       for (int w = 0; w < width; ++w) x(first + w) = a[w];
