@@ -227,6 +227,35 @@ TEST(BlockStore, Bf16AroundEveryPatternSameBitsAsScalar) {
   check_stores<kacc::bf16, kacc::overflow::saturate>("bf16 saturate");
 }
 
+// Scaled vectors (one scale) read every stored integer as the scalar path does, at scales
+// whose products are exact, rounded, subnormal, overflowing and NaN, in blocks that are
+// whole SIMD widths and blocks with a remainder, aligned and not.
+template <class Integer, class A>
+void check_single_scale_loads(const std::string& name, const A scale) {
+  constexpr std::size_t count = std::size_t(1) << (8 * sizeof(Integer));
+  kacc::View<A*, Host, kacc::StoredAs<kacc::scaled<Integer>>> v("v", count + 40);
+  Kokkos::deep_copy(v.scales(), scale);
+  for (std::size_t i = 0; i < v.extent(0); ++i) {
+    v.storage()(i) = static_cast<Integer>(static_cast<std::uint16_t>(i));
+  }
+  const std::string what = name + " scale " + std::to_string(scale);
+  expect_same_bits<32, A>(v, 0, 32, what + " W=32");
+  expect_same_bits<20, A>(v, 3, 20, what + " W=20 from 3");
+  expect_same_bits<8, double>(v, 1, 8, what + " W=8 as double");
+}
+
+TEST(BlockLoad, SingleScaleEveryIntegerSameBitsAsScalar) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const double scale : {0.25, 3.0, 1.0 / 3, 0x1p-1070, 0x1p1020, nan}) {
+    check_single_scale_loads<std::int16_t, double>("int16s A=fp64", scale);
+    check_single_scale_loads<std::int8_t, double>("int8s A=fp64", scale);
+  }
+  for (const float scale : {0.25f, 3.0f, 1.0f / 3, 0x1p-140f, 0x1p120f, float(nan)}) {
+    check_single_scale_loads<std::int16_t, float>("int16s A=fp32", scale);
+    check_single_scale_loads<std::int8_t, float>("int8s A=fp32", scale);
+  }
+}
+
 // Strided views, other formats and plain Views take the scalar path through the same entry.
 TEST(BlockStore, OtherViewsStoreAsScalar) {
   Kokkos::View<kacc::fp16**, Kokkos::LayoutLeft, Host> m("m", 2, 32);
@@ -288,11 +317,12 @@ TEST(BlockStore, MatrixRunsSameBitsAsScalar) {
 // Scaled vectors (one scale) store a block against that scale, read once, and raise the
 // saturation flag once: the same integers as entry-by-entry stores, and the flag raised
 // exactly when one of them would raise it. Values: ties (k + 1/2) of both parities, the
-// integer range's edges and beyond, infinities, NaN, subnormals, signed zeros.
-template <class Integer, class A>
+// integer range's edges and beyond, infinities, NaN, subnormals, signed zeros, and for int8
+// and int16 every integer and the quarters between. Blocks of W = 16 are whole AVX-512
+// widths, W = 20 leave a remainder.
+template <class Integer, class A, int W>
 void check_single_scale_stores(const std::string& name, const double scale) {
   using V = kacc::View<A*, Host, kacc::StoredAs<kacc::scaled<Integer>>>;
-  constexpr int W = 16;
   const double top = static_cast<double>(std::numeric_limits<Integer>::max());
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -306,6 +336,11 @@ void check_single_scale_stores(const std::string& name, const double scale) {
   xs.push_back((top + 1) * scale);
   xs.push_back(-(top + 1) * scale);
   xs.push_back(1e30);
+  if (sizeof(Integer) <= 2) {
+    for (double k = -top - 2; k <= top + 2; ++k) {
+      for (double d : {0.0, 0.25, 0.5, 0.75}) xs.push_back((k + d) * scale);
+    }
+  }
   // Blocks that fit come first (so a block that fits is checked to leave the flag alone),
   // then the whole sweep.
   const double limit = std::ldexp(1.0, std::numeric_limits<Integer>::digits);
@@ -314,6 +349,14 @@ void check_single_scale_stores(const std::string& name, const double scale) {
     const A a = static_cast<A>(x);
     if (std::isfinite(a) && std::fabs(std::nearbyint(a / static_cast<A>(scale))) < limit) {
       fitting.push_back(x);
+    } else {
+      // Alone in a block of zeros, each value that does not fit raises the flag.
+      V alone("alone", W);
+      Kokkos::deep_copy(alone.scales(), static_cast<A>(scale));
+      A in[W] = {};
+      in[W / 2] = a;
+      kacc::Impl::store_block<W>(alone, 0, in);
+      EXPECT_TRUE(alone.saturated()) << name << ": value " << a;
     }
   }
   for (const std::vector<double>* values : {&fitting, &xs}) {
@@ -338,17 +381,25 @@ void check_single_scale_stores(const std::string& name, const double scale) {
 // Scales: a power of two (blocks multiply by its reciprocal), one that is not (blocks
 // divide), and the largest power of two of each type, whose reciprocal is subnormal
 // (blocks divide).
-TEST(BlockStore, SingleScaleSameIntegersAndFlagAsScalar) {
+template <int W>
+void check_single_scale_stores_of_every_type() {
+  const std::string w = " W=" + std::to_string(W);
   for (const double scale : {0.125, 0.1, 0x1p1023}) {
-    check_single_scale_stores<std::int8_t, double>("int8s A=fp64", scale);
-    check_single_scale_stores<std::int16_t, double>("int16s A=fp64", scale);
-    check_single_scale_stores<std::int32_t, double>("int32s A=fp64", scale);
-    check_single_scale_stores<std::int64_t, double>("int64s A=fp64", scale);
+    check_single_scale_stores<std::int8_t, double, W>("int8s A=fp64" + w, scale);
+    check_single_scale_stores<std::int16_t, double, W>("int16s A=fp64" + w, scale);
+    check_single_scale_stores<std::int32_t, double, W>("int32s A=fp64" + w, scale);
+    check_single_scale_stores<std::int64_t, double, W>("int64s A=fp64" + w, scale);
   }
   for (const double scale : {0.125, 0.1, 0x1p127}) {
-    check_single_scale_stores<std::int16_t, float>("int16s A=fp32", scale);
-    check_single_scale_stores<std::int32_t, float>("int32s A=fp32", scale);
+    check_single_scale_stores<std::int8_t, float, W>("int8s A=fp32" + w, scale);
+    check_single_scale_stores<std::int16_t, float, W>("int16s A=fp32" + w, scale);
+    check_single_scale_stores<std::int32_t, float, W>("int32s A=fp32" + w, scale);
   }
+}
+
+TEST(BlockStore, SingleScaleSameIntegersAndFlagAsScalar) {
+  check_single_scale_stores_of_every_type<16>();
+  check_single_scale_stores_of_every_type<20>();
 }
 
 // exact_reciprocal: 1 / scale for powers of two with a normal reciprocal, 0 otherwise.
@@ -379,6 +430,19 @@ TEST(BlockLoad, SimdPathCompiledWhereTheTargetHasIt) {
   EXPECT_FALSE(kacc::Impl::block_codec<kacc::bf16>::vectorised);
 #endif
   EXPECT_FALSE(kacc::Impl::block_codec<float>::vectorised);
+#if defined(__AVX2__)
+  EXPECT_TRUE(kacc::Impl::detail::scaled_block_decoder<std::int16_t>::vectorised);
+  EXPECT_TRUE(kacc::Impl::detail::scaled_block_decoder<std::int8_t>::vectorised);
+#else
+  EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int16_t>::vectorised);
+  EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int8_t>::vectorised);
+#endif
+  EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int32_t>::vectorised);
+#if defined(__AVX512F__)
+  EXPECT_TRUE((kacc::Impl::detail::simd_scaled_store_v<std::int16_t, double, double>));
+  EXPECT_TRUE((kacc::Impl::detail::simd_scaled_store_v<std::int8_t, float, float>));
+  EXPECT_FALSE((kacc::Impl::detail::simd_scaled_store_v<std::int32_t, double, double>));
+#endif
 #if defined(__AVX512F__) && defined(__F16C__)
   EXPECT_TRUE(kacc::Impl::block_codec<kacc::fp16>::vectorised_stores);
   EXPECT_TRUE(kacc::Impl::block_codec<kacc::bf16>::vectorised_stores);

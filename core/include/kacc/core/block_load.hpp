@@ -9,13 +9,18 @@
 ///   - bf16: `__AVX2__` (zero-extend and shift left by 16: exact, and what AVX512-BF16's
 ///     own widening does, so that extension adds nothing for loads);
 ///   - with `__AVX512F__` the floats widen to double 8 at a time in one instruction;
+///   - scaled int8 and int16 with one scale (a vector's): `__AVX2__` (sign-extend, convert
+///     exactly, multiply by the scale: the product's is the one rounding, as on the scalar
+///     path);
 ///   - every other format, device code and targets without these: the scalar path.
 /// Results are bit-identical to the scalar path (`convert<T>(v(i))`), NaNs included:
 /// fp16 signalling NaNs come out quiet with their payload in both paths (as from F16C),
 /// bf16 keeps every bit when widened to float, and float to double quiets a signalling
 /// NaN in both paths (x86 hardware conversions).
 ///
-/// Stores (store_block) of fp16 and bf16 use AVX-512 (`__AVX512F__`, and F16C for fp16):
+/// Stores (store_block) of scaled int8 and int16 with one scale use AVX-512 (`__AVX512F__`:
+/// the quotient, rounded in the current rounding mode as nearbyint rounds, clamped and
+/// narrowed), as do those of fp16 and bf16 (`__AVX512F__`, and F16C for fp16):
 /// a double is first rounded to float by round-to-odd (the bits below float's mantissa
 /// folded into its last bit, then truncated), which makes the second rounding, to the
 /// 2-byte format, round to nearest even as if done once from the double (Boldo and
@@ -44,6 +49,12 @@ namespace Impl {
 #endif
 #if !defined(KACC_DEVICE_PASS) && defined(__AVX512F__) && defined(__F16C__)
 #define KACC_BLOCK_STORE_AVX512 1
+#endif
+#if !defined(KACC_DEVICE_PASS) && defined(__AVX2__)
+#define KACC_BLOCK_LOAD_SCALED 1
+#endif
+#if !defined(KACC_DEVICE_PASS) && defined(__AVX512F__)
+#define KACC_BLOCK_STORE_SCALED 1
 #endif
 
 /// The scalar path for one entry: read as the view reads it (in A), then converted to T.
@@ -370,6 +381,196 @@ KOKKOS_FORCEINLINE_FUNCTION auto storage_pointer(const V& v, const I&... i) {
   }
 }
 
+namespace detail {
+/// out[l] = convert<T>(entries[l] * scale in A) for l in [0, count), one at a time: the
+/// scalar path of scaled<Integer> against one scale (one rounding, the product's).
+template <class A, class T, class Integer>
+KOKKOS_INLINE_FUNCTION void decode_scaled_entries(const Integer* entries, const A scale, T* out,
+                                                  const int count) {
+  for (int l = 0; l < count; ++l) {
+    out[l] = convert<T>(format_traits<scaled<Integer>>::template decode<A>(entries[l], scale));
+  }
+}
+
+/// Block loads of scaled<Integer> against one scale: the scalar path; int8 and int16
+/// specialise it with SIMD conversions where the target has them.
+template <class Integer>
+struct scaled_block_decoder {
+  /// Whether these block loads use SIMD conversions on this target.
+  static constexpr bool vectorised = false;
+  /// out[l] = convert<T>(entries[l] * scale in A), for l in [0, W).
+  template <int W, class A, class T>
+  KOKKOS_INLINE_FUNCTION static void decode(const Integer* entries, const A scale, T* out) {
+    decode_scaled_entries<A>(entries, scale, out, W);
+  }
+};
+
+#if defined(KACC_BLOCK_LOAD_SCALED)
+/// 8 integers at `entries` sign-extended to 32 bits.
+inline __m256i widen8_epi32(const std::int16_t* entries) {
+  return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(entries)));
+}
+inline __m256i widen8_epi32(const std::int8_t* entries) {
+  return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(entries)));
+}
+#if defined(__AVX512F__)
+/// 16 integers at `entries` sign-extended to 32 bits.
+inline __m512i widen16_epi32(const std::int16_t* entries) {
+  return _mm512_maskz_cvtepi16_epi32(0xffff,
+                                     _mm256_loadu_si256(reinterpret_cast<const __m256i*>(entries)));
+}
+inline __m512i widen16_epi32(const std::int8_t* entries) {
+  return _mm512_maskz_cvtepi8_epi32(0xffff,
+                                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(entries)));
+}
+#endif
+
+/// out[0..8) = n * scale: the integers convert to double exactly, so the product's is the
+/// one rounding, as on the scalar path.
+inline void store_scaled8(const __m256i n, const double scale, double* out) {
+#if defined(__AVX512F__)
+  // The zero-masking form: GCC 12 warns (-Wmaybe-uninitialized) inside the unmasked
+  // one's _mm512_undefined_pd operand.
+  _mm512_storeu_pd(out, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(0xff, n), _mm512_set1_pd(scale)));
+#else
+  const __m256d s = _mm256_set1_pd(scale);
+  _mm256_storeu_pd(out, _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(n)), s));
+  _mm256_storeu_pd(out + 4, _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(n, 1)), s));
+#endif
+}
+/// out[0..8) = n * scale: 8- and 16-bit integers convert to float exactly too.
+inline void store_scaled8(const __m256i n, const float scale, float* out) {
+  _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_cvtepi32_ps(n), _mm256_set1_ps(scale)));
+}
+
+/// int8 and int16 against one scale with AVX2: sign-extend, convert and multiply 8 (16
+/// floats with AVX-512) at a time, where the view computes in T; a remainder, and other
+/// types T, one at a time. GCC 12 vectorises the scalar loop alone, but not once a kernel
+/// inlines it (a movswl and a vcvtsi2sd per entry in the roofline kernel).
+template <class Integer>
+struct simd_scaled_block_decoder {
+  /// These block loads use SIMD conversions on this target.
+  static constexpr bool vectorised = true;
+  /// out[l] = convert<T>(entries[l] * scale in A), for l in [0, W).
+  template <int W, class A, class T>
+  static void decode(const Integer* entries, const A scale, T* out) {
+    int l = 0;
+    if constexpr (std::is_same<A, T>::value &&
+                  (std::is_same<T, float>::value || std::is_same<T, double>::value)) {
+#if defined(__AVX512F__)
+      if constexpr (std::is_same<T, float>::value) {
+        for (; l + 16 <= W; l += 16) {
+          const __m512 n = _mm512_maskz_cvtepi32_ps(0xffff, widen16_epi32(entries + l));
+          _mm512_storeu_ps(out + l, _mm512_mul_ps(n, _mm512_set1_ps(scale)));
+        }
+      }
+#endif
+      for (; l + 8 <= W; l += 8) store_scaled8(widen8_epi32(entries + l), scale, out + l);
+    }
+    decode_scaled_entries<A>(entries + l, scale, out + l, W - l);
+  }
+};
+template <>
+struct scaled_block_decoder<std::int8_t> : simd_scaled_block_decoder<std::int8_t> {};
+template <>
+struct scaled_block_decoder<std::int16_t> : simd_scaled_block_decoder<std::int16_t> {};
+#endif
+
+#if defined(KACC_BLOCK_STORE_SCALED)
+/// Whether store_block of T into scaled<Integer> computing in A has the AVX-512 path.
+template <class Integer, class A, class T>
+inline constexpr bool simd_scaled_store_v = std::is_same<A, T>::value &&
+                                            (std::is_same<T, float>::value ||
+                                             std::is_same<T, double>::value) &&
+                                            (std::is_same<Integer, std::int8_t>::value ||
+                                             std::is_same<Integer, std::int16_t>::value);
+
+/// encode_quotient of 8 quotients as int32, and in `fits` whether each fits_quotient: rounded
+/// in the current rounding mode (as nearbyint), NaN to 0, clamped to [-top, top]. The
+/// zero-masking forms throughout: GCC 12 warns (-Wmaybe-uninitialized) inside the unmasked
+/// ones' undefined operands.
+inline __m256i encode_quotients(const __m512d q, const double top, const double limit,
+                                __mmask8& fits) {
+  const __m512d rounded =
+      _mm512_maskz_roundscale_pd(0xff, q, _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC);
+  fits = _mm512_cmp_pd_mask(_mm512_abs_pd(rounded), _mm512_set1_pd(limit), _CMP_LT_OQ);
+  const __mmask8 ordered = _mm512_cmp_pd_mask(rounded, rounded, _CMP_ORD_Q);
+  const __m512d clamped = _mm512_maskz_max_pd(
+      ordered, _mm512_maskz_min_pd(0xff, rounded, _mm512_set1_pd(top)), _mm512_set1_pd(-top));
+  return _mm512_maskz_cvttpd_epi32(0xff, clamped);
+}
+/// encode_quotient of 16 float quotients as int32, and whether each fits.
+inline __m512i encode_quotients(const __m512 q, const float top, const float limit,
+                                __mmask16& fits) {
+  const __m512 rounded =
+      _mm512_maskz_roundscale_ps(0xffff, q, _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC);
+  fits = _mm512_cmp_ps_mask(_mm512_abs_ps(rounded), _mm512_set1_ps(limit), _CMP_LT_OQ);
+  const __mmask16 ordered = _mm512_cmp_ps_mask(rounded, rounded, _CMP_ORD_Q);
+  const __m512 clamped = _mm512_maskz_max_ps(
+      ordered, _mm512_maskz_min_ps(0xffff, rounded, _mm512_set1_ps(top)), _mm512_set1_ps(-top));
+  return _mm512_maskz_cvttps_epi32(0xffff, clamped);
+}
+
+/// Stores the low `lanes` (8 or 16) of 16 int32 in range of Integer, narrowed.
+template <int lanes>
+inline void store_narrowed(const __m512i n, std::int16_t* out) {
+  const __m256i narrowed = _mm512_maskz_cvtepi32_epi16(0xffff, n);
+  if constexpr (lanes == 16) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), narrowed);
+  } else {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(narrowed));
+  }
+}
+template <int lanes>
+inline void store_narrowed(const __m512i n, std::int8_t* out) {
+  const __m128i narrowed = _mm512_maskz_cvtepi32_epi8(0xffff, n);
+  if constexpr (lanes == 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), narrowed);
+  } else {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), narrowed);
+  }
+}
+
+/// entries[l] = encode_quotient(in[l] / scale) for l in [0, W), the quotient formed as
+/// x * inverse where inverse is nonzero (exact_reciprocal) and x / scale otherwise, 8
+/// doubles or 16 floats at a time with AVX-512 and the rest one at a time: the bits of
+/// store_block's scalar loop. Returns whether some entry did not fit.
+template <int W, class Integer, class T>
+inline bool store_scaled_block(const T* in, const T scale, const T inverse, Integer* entries) {
+  using traits = format_traits<scaled<Integer>>;
+  constexpr int lanes = 64 / sizeof(T);
+  constexpr T top = static_cast<T>(traits::largest);
+  constexpr T limit = kacc::detail::integer_limit_v<T, Integer>;
+  bool misfit = false;
+  int l = 0;
+  for (; l + lanes <= W; l += lanes) {
+    if constexpr (sizeof(T) == 8) {
+      const __m512d x = _mm512_loadu_pd(in + l);
+      const __m512d q = inverse != T(0) ? _mm512_mul_pd(x, _mm512_set1_pd(inverse))
+                                        : _mm512_div_pd(x, _mm512_set1_pd(scale));
+      __mmask8 fits;
+      const __m256i n = encode_quotients(q, top, limit, fits);
+      store_narrowed<lanes>(_mm512_castsi256_si512(n), entries + l);
+      misfit |= fits != 0xff;
+    } else {
+      const __m512 x = _mm512_loadu_ps(in + l);
+      const __m512 q = inverse != T(0) ? _mm512_mul_ps(x, _mm512_set1_ps(inverse))
+                                       : _mm512_div_ps(x, _mm512_set1_ps(scale));
+      __mmask16 fits;
+      store_narrowed<lanes>(encode_quotients(q, top, limit, fits), entries + l);
+      misfit |= fits != 0xffff;
+    }
+  }
+  for (; l < W; ++l) {
+    const T q = inverse != T(0) ? in[l] * inverse : in[l] / scale;
+    entries[l] = traits::template encode_quotient<T>(q);
+    misfit |= !traits::template fits_quotient<T>(q);
+  }
+  return misfit;
+}
+#endif
+}  // namespace detail
+
 /// Whether V is a kacc view of a scaled format with one scale for all its entries (a
 /// vector's): its blocks load and store against that scale, read once per block.
 template <class V, bool = is_kacc_view_v<V>>
@@ -382,9 +583,10 @@ template <class V>
 inline constexpr bool single_scale_v = single_scale<V>::value;
 
 /// out[l] = convert<T>(v(i + l)) for l in [0, W), v of rank 1. Host code reads entries
-/// that lie consecutive in memory (stride 1) with block_codec; scaled formats with one
-/// scale decode against it, read once; other strides and formats and device code read
-/// them one by one. Same bits either way.
+/// that lie consecutive in memory (stride 1) with block_codec, or, for scaled formats with
+/// one scale, with scaled_block_decoder against that scale, read once; other strides and
+/// formats and device code read them one by one (one scale read once still). Same bits
+/// either way.
 template <int W, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type i, T* out) {
 #if !defined(KACC_DEVICE_PASS)
@@ -398,6 +600,13 @@ KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type i, T* o
   if constexpr (single_scale_v<V>) {
     using A = arithmetic_t<V>;
     const A scale = v.scale_at(i);
+#if !defined(KACC_DEVICE_PASS)
+    if (v.stride(0) == 1) {
+      using integer = typename V::format_traits_type::storage_type;
+      detail::scaled_block_decoder<integer>::template decode<W, A>(&v.storage()(i), scale, out);
+      return;
+    }
+#endif
     for (int l = 0; l < W; ++l) {
       out[l] = convert<T>(V::format_traits_type::template decode<A>(v.storage()(i + l), scale));
     }
@@ -430,8 +639,10 @@ inline constexpr bool block_store_simd_v =
 /// where that gives the quotient exactly), and raise the saturation flag
 /// once after the block when an entry did not fit (as the entries' own stores would):
 /// the conditional atomic store each entry's write makes keeps compilers from vectorising
-/// a loop of them. Other views, strides and device code write entries one by one. Same
-/// bits, and the same flag, either way.
+/// a loop of them. With AVX-512, int8 and int16 with one scale encode 8 doubles or 16
+/// floats per instruction (GCC 12's vectorisation of the scalar loop spends most of its
+/// instructions moving masks). Other views, strides and device code write entries one by
+/// one. Same bits, and the same flag, either way.
 template <int W, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, const T* in) {
 #if !defined(KACC_DEVICE_PASS)
@@ -449,19 +660,31 @@ KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, con
     const A scale = v.scale_at(i);
     const A inverse = traits::template exact_reciprocal<A>(scale);
     int misfits = 0;  // an int: GCC does not vectorise a loop that ands bools
-    // One loop per way of forming the quotient: a select inside one loop would put the
-    // division back into the vectorised multiply loop.
-    auto encode_all = [&](auto quotient_of) {
-      for (int l = 0; l < W; ++l) {
-        const A quotient = quotient_of(convert<A>(in[l]));
-        v.storage()(i + l) = traits::template encode_quotient<A>(quotient);
-        misfits |= !traits::template fits_quotient<A>(quotient);
+    bool stored = false;
+#if defined(KACC_BLOCK_STORE_SCALED)
+    using integer = typename traits::storage_type;
+    if constexpr (detail::simd_scaled_store_v<integer, A, T>) {
+      if (v.stride(0) == 1) {
+        misfits = detail::store_scaled_block<W>(in, scale, inverse, &v.storage()(i));
+        stored = true;
       }
-    };
-    if (inverse != A(0)) {
-      encode_all([inverse](const A x) { return x * inverse; });
-    } else {
-      encode_all([scale](const A x) { return x / scale; });
+    }
+#endif
+    if (!stored) {
+      // One loop per way of forming the quotient: a select inside one loop would put the
+      // division back into the vectorised multiply loop.
+      auto encode_all = [&](auto quotient_of) {
+        for (int l = 0; l < W; ++l) {
+          const A quotient = quotient_of(convert<A>(in[l]));
+          v.storage()(i + l) = traits::template encode_quotient<A>(quotient);
+          misfits |= !traits::template fits_quotient<A>(quotient);
+        }
+      };
+      if (inverse != A(0)) {
+        encode_all([inverse](const A x) { return x * inverse; });
+      } else {
+        encode_all([scale](const A x) { return x / scale; });
+      }
     }
     int* const flag = v.scale_state().saturated.data();
     if (misfits != 0 && flag != nullptr) kacc::detail::raise_flag(flag);
