@@ -216,6 +216,11 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
+  // Scaled vectors (one scale) stage x and y through their SIMD block loads; the matrices,
+  // one scale per row, take the plain loops.
+  expect_staged_same_bits<kacc::scaled<std::int16_t>, double, Kokkos::LayoutRight>();
+  expect_staged_same_bits<kacc::scaled<std::int8_t>, kacc::compensated<double>,
+                          Kokkos::LayoutLeft>();
 }
 
 // Rows of 0 to 96 entries, so the team shape's lanes see empty, short and long rows.

@@ -478,13 +478,13 @@ void check_row_blocks_same_bits(bool longest_last) {
   Vec y("y", 41);
   ks::spmv<double, Acc>("N", 1.0, m, xd, 0.0, y, ks::SpmvAlgorithm::row);
   const auto got = host_copy(y);
+  const auto stored = host_copy(m.values());  // scaled formats: against the scale chosen
   using traits = kacc::accumulator_traits<Acc>;
   std::size_t k = 0;
   for (std::size_t r = 0; r < 41; ++r) {
     Acc sum = traits::zero();
     for (; k < a.nnz() && a.row[k] == static_cast<std::int64_t>(r); ++k) {
-      const double stored = kacc::convert<double>(kacc::convert<Format>(a.val[k]));
-      traits::add_product(sum, stored, x[static_cast<std::size_t>(a.col[k])]);
+      traits::add_product(sum, stored[k], x[static_cast<std::size_t>(a.col[k])]);
     }
     const double want = static_cast<double>(traits::result(sum));
     EXPECT_EQ(kacc::bit_cast<std::uint64_t>(got[r]), kacc::bit_cast<std::uint64_t>(want))
@@ -502,6 +502,8 @@ TEST(SparseSpmv, RowKernelBlockLoadsGiveTheBitsOfThePlainLoop) {
     check_row_blocks_same_bits<float, double>(longest_last);
     check_row_blocks_same_bits<double, kacc::double_double>(longest_last);
     check_row_blocks_same_bits<float, kacc::double_double>(longest_last);
+    check_row_blocks_same_bits<kacc::scaled<std::int16_t>, double>(longest_last);
+    check_row_blocks_same_bits<kacc::scaled<std::int8_t>, kacc::compensated<double>>(longest_last);
   }
 }
 

@@ -350,13 +350,6 @@ template <class V>
 inline constexpr bool block_decodable_v =
     is_format_v<format_t<V>> && !format_traits<format_t<V>>::is_scaled;
 
-/// Whether block loads of V use SIMD conversions on this target: kernels stage entries
-/// through them only then, and keep their plain loops (which compilers vectorise whole)
-/// for the other formats.
-template <class V>
-inline constexpr bool block_load_vectorised_v =
-    block_decodable_v<V>&& block_codec<format_t<V>>::vectorised;
-
 /// Entries a kernel stages through block loads at a time: converted into a local array
 /// (L1-resident) first, then summed in a separate loop that compilers vectorise whole.
 constexpr int block_stage = 256;
@@ -581,6 +574,25 @@ template <class V>
 /// single_scale<V>::value.
 template <class V>
 inline constexpr bool single_scale_v = single_scale<V>::value;
+
+/// Whether V is a vector of a scaled format with one scale whose block loads convert with
+/// SIMD instructions on this target (int8 and int16 with AVX2, read in the view's
+/// arithmetic type).
+template <class V, bool = single_scale_v<V>>
+struct scaled_vector_loads_vectorised : std::false_type {};
+template <class V>
+struct scaled_vector_loads_vectorised<V, true>
+    : std::integral_constant<
+          bool, V::rank == 1 && detail::scaled_block_decoder<
+                                    typename V::format_traits_type::storage_type>::vectorised> {};
+
+/// Whether block loads of V use SIMD conversions on this target: kernels stage entries
+/// through them only then, and keep their plain loops (which compilers vectorise whole)
+/// for the other formats.
+template <class V>
+inline constexpr bool block_load_vectorised_v = (block_decodable_v<V> &&
+                                                 block_codec<format_t<V>>::vectorised) ||
+                                                scaled_vector_loads_vectorised<V>::value;
 
 /// out[l] = convert<T>(v(i + l)) for l in [0, W), v of rank 1. Host code reads entries
 /// that lie consecutive in memory (stride 1) with block_codec, or, for scaled formats with
