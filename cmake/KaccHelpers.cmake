@@ -46,15 +46,16 @@ function(kacc_require option what found hint)
   endif()
 endfunction()
 
-# kacc_add_mpi_test(name RANKS r THREADS t [TIMEOUT s] LABELS l ... COMMAND exe arg ...)
 # Gives test `name` `threads` OpenMP threads, unbound. Their idle threads sleep instead of
 # spinning: ctest -j runs tests side by side, and on 2 cores one test's spinning threads
-# slowed the other's (the Release suite took 134 s with ctest -j2, 90 s with threads that sleep).
+# slowed the other's (the Release tests, the report's left out, took 134 s with ctest -j2, 90 s
+# with threads that sleep).
 function(kacc_set_test_threads name threads)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT
                        "OMP_PROC_BIND=false;OMP_NUM_THREADS=${threads};OMP_WAIT_POLICY=passive")
 endfunction()
 
+# kacc_add_mpi_test(name RANKS r THREADS t [TIMEOUT s] LABELS l ... COMMAND exe arg ...)
 # Runs `exe arg ...` under mpirun with r ranks of t OpenMP threads each, oversubscribing the
 # cores (CI machines have 2) and allowed as root (Open MPI refuses root otherwise). The timeout
 # (default 60 s) turns a rank left waiting in a collective into a failure, not a hung run.
