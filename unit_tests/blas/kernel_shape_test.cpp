@@ -217,7 +217,7 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
   // Scaled vectors (one scale) stage x and y through their SIMD block loads; the matrices,
-  // one scale per row, take the plain loops.
+  // one scale per column (the default), take the plain loops.
   expect_staged_same_bits<kacc::scaled<std::int16_t>, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::scaled<std::int8_t>, kacc::compensated<double>,
                           Kokkos::LayoutLeft>();
