@@ -2,7 +2,11 @@
 // or int16) while every operation computes in fp64 (seed 003, Ginkgo's CB-GMRES).
 //
 //   example_cb_gmres                                   a generated 3-D convection-diffusion problem
-//   example_cb_gmres matrix.mtx[.gz] [none|jacobi|block-jacobi] [max_iterations]
+//   example_cb_gmres [matrix.mtx[.gz] | generated] [PRECONDITIONER] [max_iterations]
+//
+// PRECONDITIONER: none, jacobi (the default), block-jacobi, adaptive-block-jacobi (each
+// inverted block in the narrowest of fp16, bf16, fp32, fp64 that keeps it accurate), sai
+// (sparse approximate inverse with A's pattern, fp64) or sai-fp16 (the same stored in fp16).
 //
 // For each basis format it solves A x = b with b = A * ones to ||b - A x|| / ||b|| <= 1e-10
 // with GMRES(100) and prints iterations, restarts, why it stopped and the explicit
@@ -81,7 +85,7 @@ void run_all(const Matrix& A, const Vector& b, const kso::GmresOptions& options,
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);  // the application owns Kokkos
   try {
-    const std::string file = argc > 1 ? argv[1] : "";
+    const std::string file = argc > 1 && std::string(argv[1]) != "generated" ? argv[1] : "";
     const std::string preconditioner = argc > 2 ? argv[2] : "jacobi";
     kso::GmresOptions options;  // GMRES(100), tolerance 1e-10, right preconditioning
     if (argc > 3) options.max_iterations = std::atoi(argv[3]);
@@ -100,6 +104,17 @@ int main(int argc, char* argv[]) {
       run_all(A, b, options, kso::Jacobi<>(A));
     } else if (preconditioner == "block-jacobi") {
       run_all(A, b, options, kso::BlockJacobi<>(A));
+    } else if (preconditioner == "adaptive-block-jacobi") {
+      const kso::AdaptiveBlockJacobi<> M(A);
+      std::printf("  blocks in fp16 %zu, bf16 %zu, fp32 %zu, fp64 %zu (%zu bytes)\n",
+                  M.blocks_in(kso::block_format::fp16), M.blocks_in(kso::block_format::bf16),
+                  M.blocks_in(kso::block_format::fp32), M.blocks_in(kso::block_format::fp64),
+                  M.bytes());
+      run_all(A, b, options, M);
+    } else if (preconditioner == "sai") {
+      run_all(A, b, options, kso::Sai<>(A));
+    } else if (preconditioner == "sai-fp16") {
+      run_all(A, b, options, kso::Sai<kacc::fp16>(A));
     } else {
       std::fprintf(stderr, "unknown preconditioner '%s'\n", preconditioner.c_str());
       return EXIT_FAILURE;

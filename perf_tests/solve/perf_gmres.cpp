@@ -2,13 +2,17 @@
 // fp64, fp32, fp16, bf16, scaled int32 and scaled int16, on a generated 3-D
 // convection-diffusion problem (7-point upwind, mesh Peclet number 0.5; 128^3 = 2.1M rows
 // by default, far out of cache), Jacobi-preconditioned on the right, GMRES(100) to
-// ||b - A x|| / ||b|| <= 1e-10 (b = A * ones, x0 = 0).
+// ||b - A x|| / ||b|| <= 1e-10 (b = A * ones, x0 = 0). With --preconditioners the cases are
+// instead the preconditioners, each with an fp64 basis: Jacobi, block-Jacobi with fp64 and
+// fp16 blocks, adaptive-precision block-Jacobi, and the sparse approximate inverse stored
+// in fp64, fp32 and fp16.
 //
-// Each round solves once per format, in a new random order per round (so drifts of the
-// machine's speed hit every format alike); the summary gives per format the iterations,
-// the median and smallest time to solution, the median time per iteration and the
-// speed-ups over the fp64 basis. Results: gmres.csv (every solve) and gmres.json (the run's
-// description) in --out.
+// Each round solves once per case, in a new random order per round (so drifts of the
+// machine's speed hit every case alike); the summary gives per case the iterations, the
+// median and smallest time to solution, the median time per iteration and the speed-ups
+// over the first case (the fp64 basis; Jacobi). Building a preconditioner is not timed
+// with the solve; its time is printed once. Results: gmres.csv (every solve) and
+// gmres.json (the run's description) in --out.
 
 #include <kacc/solve.hpp>
 #include <kacc_perf/run_info.hpp>
@@ -80,15 +84,25 @@ ks::CsrMatrix<double> convection_diffusion_3d(int n) {
 }
 
 struct Case {
-  std::string format;
+  std::string name;
   std::function<kso::SolverStatus(const Vector&)> solve;
 };
 
-template <class Format>
-Case make_case(const ks::CsrMatrix<double>& a, const Vector& b, const kso::Jacobi<>& m,
-               const kso::GmresOptions& options) {
-  return {kacc::format_name<Format>(),
-          [=](const Vector& x) { return kso::gmres<Format>(Exec(), a, b, x, options, m); }};
+template <class Format, class Preconditioner>
+Case make_case(const std::string& name, const ks::CsrMatrix<double>& a, const Vector& b,
+               const Preconditioner& m, const kso::GmresOptions& options) {
+  return {name, [=](const Vector& x) { return kso::gmres<Format>(Exec(), a, b, x, options, m); }};
+}
+
+/// A preconditioner built once, with the seconds it took printed.
+template <class Preconditioner, class... Args>
+Preconditioner timed_setup(const char* name, const Args&... args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Preconditioner m(args...);
+  Kokkos::fence();
+  fmt::print("  set-up of {}: {:.2f} s\n", name,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return m;
 }
 
 }  // namespace
@@ -98,11 +112,14 @@ int main(int argc, char** argv) {
   if (help == kacc_perf::help_request::usage) {
     fmt::print(
         "kacc-perf-gmres [--quick|--full] [--out DIR] [--size N] [--restart M] [--rounds R]\n"
+        "                [--preconditioners]\n"
         "time to solution of GMRES(M) (default 100) with the Krylov basis in fp64, fp32, fp16,\n"
         "bf16, scaled int32 and scaled int16, on a 3-D convection-diffusion problem of N^3\n"
         "rows (default 128: 2.1M rows; --quick: 24), Jacobi on the right, tolerance 1e-10;\n"
         "R interleaved rounds (default 5; --quick 1, --full 9), medians; writes gmres.csv and\n"
-        "gmres.json into --out (default: the current folder).\n"
+        "gmres.json into --out (default: the current folder). --preconditioners: the cases are\n"
+        "preconditioners with an fp64 basis instead (Jacobi, block-Jacobi fp64 and fp16,\n"
+        "adaptive block-Jacobi, sparse approximate inverse fp64, fp32 and fp16).\n"
         "{}",
         kacc_perf::kokkos_options_hint);
     return 0;
@@ -117,6 +134,7 @@ int main(int argc, char** argv) {
                                         : opts.run_level == kacc_perf::level::full ? 9
                                                                                    : 5;
   kso::GmresOptions options;
+  bool preconditioners = false;
   for (int i = 1; i < argc; ++i) {
     auto value = [&](const char* name) {
       if (i + 1 >= argc) throw std::invalid_argument(std::string(name) + " needs a number");
@@ -128,6 +146,8 @@ int main(int argc, char** argv) {
       options.restart = value("--restart");
     } else if (!std::strcmp(argv[i], "--rounds")) {
       rounds = value("--rounds");
+    } else if (!std::strcmp(argv[i], "--preconditioners")) {
+      preconditioners = true;
     }
   }
   Kokkos::ScopeGuard guard(argc, argv);
@@ -136,19 +156,39 @@ int main(int argc, char** argv) {
   Vector ones("perf::ones", n), b("perf::b", n), x("perf::x", n);
   Kokkos::deep_copy(ones, 1.0);
   ks::spmv("N", 1.0, a, ones, 0.0, b);
-  const kso::Jacobi<> m(a);
-  std::vector<Case> cases = {make_case<double>(a, b, m, options),
-                             make_case<float>(a, b, m, options),
-                             make_case<kacc::fp16>(a, b, m, options),
-                             make_case<kacc::bf16>(a, b, m, options),
-                             make_case<kacc::scaled<std::int32_t>>(a, b, m, options),
-                             make_case<kacc::scaled<std::int16_t>>(a, b, m, options)};
-  fmt::print("kacc-perf-gmres: {}^3 = {} rows, {} entries, GMRES({}), Jacobi (right), {} rounds\n",
-             size, n, a.nnz(), options.restart, rounds);
+  fmt::print("kacc-perf-gmres: {}^3 = {} rows, {} entries, GMRES({}), {}, {} rounds\n", size, n,
+             a.nnz(), options.restart,
+             preconditioners ? "fp64 basis, preconditioners on the right" : "Jacobi (right)",
+             rounds);
+  const auto jacobi = timed_setup<kso::Jacobi<>>("Jacobi", a);
+  std::vector<Case> cases;
+  if (preconditioners) {
+    using kso::BlockJacobi;
+    cases = {
+        make_case<double>("Jacobi", a, b, jacobi, options),
+        make_case<double>("BJ fp64", a, b, timed_setup<BlockJacobi<>>("BJ fp64", a), options),
+        make_case<double>("BJ fp16", a, b, timed_setup<BlockJacobi<kacc::fp16>>("BJ fp16", a),
+                          options),
+        make_case<double>("BJ adaptive", a, b,
+                          timed_setup<kso::AdaptiveBlockJacobi<>>("BJ adaptive", a), options),
+        make_case<double>("SAI fp64", a, b, timed_setup<kso::Sai<>>("SAI fp64", a), options),
+        make_case<double>("SAI fp32", a, b, timed_setup<kso::Sai<float>>("SAI fp32", a), options),
+        make_case<double>("SAI fp16", a, b, timed_setup<kso::Sai<kacc::fp16>>("SAI fp16", a),
+                          options)};
+  } else {
+    cases = {make_case<double>("fp64", a, b, jacobi, options),
+             make_case<float>("fp32", a, b, jacobi, options),
+             make_case<kacc::fp16>("fp16", a, b, jacobi, options),
+             make_case<kacc::bf16>("bf16", a, b, jacobi, options),
+             make_case<kacc::scaled<std::int32_t>>("int32s", a, b, jacobi, options),
+             make_case<kacc::scaled<std::int16_t>>("int16s", a, b, jacobi, options)};
+  }
+  std::vector<std::string> names;
+  for (const auto& c : cases) names.push_back(c.name);
   std::map<std::string, std::vector<double>> times;
   std::map<std::string, kso::SolverStatus> last;
   std::ostringstream csv;
-  csv << "format,round,rows,iterations,restarts,reason,residual,time_s\n";
+  csv << "case,round,rows,iterations,restarts,reason,residual,time_s\n";
   std::mt19937 shuffle(12345);
   for (int round = 0; round < rounds; ++round) {
     std::shuffle(cases.begin(), cases.end(), shuffle);
@@ -159,29 +199,32 @@ int main(int argc, char** argv) {
       const auto s = c.solve(x);
       Kokkos::fence();
       const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      times[c.format].push_back(t);
-      last[c.format] = s;
-      csv << fmt::format("{},{},{},{},{},{},{:.3e},{:.6f}\n", c.format, round, n, s.iterations,
+      times[c.name].push_back(t);
+      last[c.name] = s;
+      csv << fmt::format("{},{},{},{},{},{},{:.3e},{:.6f}\n", c.name, round, n, s.iterations,
                          s.restarts, kso::reason_name(s.reason), s.residual, t);
     }
   }
-  const double t64 = kacc_perf::median(times["fp64"]);
-  const double it64 = last["fp64"].iterations;
-  fmt::print("{:<8} {:>10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>12}\n", "basis", "iterations",
-             "restarts", "median s", "min s", "median s/iter", "speed-up", "per-iter x");
-  for (const char* f : {"fp64", "fp32", "fp16", "bf16", "int32s", "int16s"}) {
+  const double t64 = kacc_perf::median(times[names.front()]);
+  const double it64 = last[names.front()].iterations;
+  fmt::print("{:<12} {:>10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>12}\n",
+             preconditioners ? "case" : "basis", "iterations", "restarts", "median s", "min s",
+             "median s/iter", "speed-up", "per-iter x");
+  for (const auto& f : names) {
     const auto& s = last[f];
     const double med = kacc_perf::median(times[f]);
     const double per = med / std::max(1, s.iterations);
-    fmt::print("{:<8} {:>10} {:>9} {:>12.4f} {:>12.4f} {:>14.3e} {:>10.2f} {:>12.2f}{}\n", f,
+    fmt::print("{:<12} {:>10} {:>9} {:>12.4f} {:>12.4f} {:>14.3e} {:>10.2f} {:>12.2f}{}\n", f,
                s.iterations, s.restarts, med, *std::min_element(times[f].begin(), times[f].end()),
                per, t64 / med, (t64 / it64) / per, s.converged ? "" : "  (not converged)");
   }
   kacc_perf::write_file(opts.out_dir + "/gmres.csv", csv.str());
   kacc_perf::write_file(
       opts.out_dir + "/gmres.json",
-      kacc_perf::run_json("kacc-perf-gmres", {{"size", std::to_string(size)},
-                                              {"rounds", std::to_string(rounds)},
-                                              {"restart", std::to_string(options.restart)}}));
+      kacc_perf::run_json("kacc-perf-gmres",
+                          {{"size", std::to_string(size)},
+                           {"rounds", std::to_string(rounds)},
+                           {"restart", std::to_string(options.restart)},
+                           {"cases", preconditioners ? "preconditioners" : "basis formats"}}));
   return 0;
 }

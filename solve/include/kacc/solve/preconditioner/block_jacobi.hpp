@@ -5,11 +5,20 @@
 /// stored inverted in a chosen format (seed 003: Ginkgo's block-Jacobi with compressed
 /// storage). Applying it reads each stored entry once and computes in fp64.
 ///
+/// The inverted blocks are stored column by column, so both loop shapes read memory in
+/// order: on the host a thread takes a whole block and updates its rows side by side, one
+/// column at a time (SIMD over the rows, the column converted with block loads); on a GPU
+/// a thread takes a row and consecutive threads read consecutive entries of a column.
+/// Each entry of z sums its row's products in column order in both; they differ only where
+/// the compiler contracts a multiply and an add into an FMA in one shape and not in the
+/// other (in the last bits).
+///
 /// Blocks: consecutive rows with the same sparsity pattern form a supervariable (as the
 /// variables of one mesh node usually do); consecutive supervariables are merged while the
 /// block stays within max_block_size rows (Anzt, Chow, Dongarra et al.; Ginkgo's
 /// `find_blocks`). A supervariable longer than max_block_size is cut.
 
+#include <kacc/core/block_load.hpp>
 #include <kacc/solve/operator.hpp>
 
 #include <algorithm>
@@ -107,6 +116,123 @@ inline double norm1(const double* a, int s) {
   return most;
 }
 
+/// The diagonal blocks of a host matrix, inverted in fp64 on the host.
+struct inverted_blocks {
+  /// First row of each block, then the row count.
+  std::vector<std::int64_t> starts;
+  /// Where each block's s x s entries begin in `inverse`, then their total.
+  std::vector<std::int64_t> offsets;
+  /// The block of each row.
+  std::vector<std::int64_t> block_of;
+  /// The inverted blocks, each column-major, one after the other.
+  Kokkos::View<double*, Kokkos::HostSpace> inverse;
+  /// The 1-norm condition number of each block.
+  std::vector<double> conditions;
+};
+
+/// Finds the diagonal blocks of coo (at most max_block_size rows each, 1 to 32) and
+/// inverts them. Throws std::invalid_argument, naming `who`, for a max_block_size outside
+/// 1..32 or a singular block (naming its rows).
+inline inverted_blocks invert_diagonal_blocks(const sparse::CooMatrix& coo, int max_block_size,
+                                              const char* who) {
+  if (max_block_size < 1 || max_block_size > 32)
+    detail::fail(who, "max_block_size = " + std::to_string(max_block_size) + " must be in 1..32");
+  inverted_blocks b;
+  b.starts = agglomerate_blocks(coo, max_block_size);
+  const std::int64_t n = coo.num_rows;
+  const std::size_t blocks = b.starts.size() > 0 ? b.starts.size() - 1 : 0;
+  b.offsets.assign(blocks + 1, 0);
+  for (std::size_t k = 0; k < blocks; ++k) {
+    const std::int64_t s = b.starts[k + 1] - b.starts[k];
+    b.offsets[k + 1] = b.offsets[k] + s * s;
+  }
+  b.block_of.resize(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < blocks; ++k)
+    for (std::int64_t i = b.starts[k]; i < b.starts[k + 1]; ++i)
+      b.block_of[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(k);
+  b.inverse = Kokkos::View<double*, Kokkos::HostSpace>(
+      std::string("kacc::solve::") + who + "::inverse_fp64",
+      static_cast<std::size_t>(b.offsets[blocks]));
+  for (std::size_t e = 0; e < coo.nnz(); ++e) {
+    const auto i = coo.row[e], j = coo.col[e];
+    const std::size_t k = static_cast<std::size_t>(b.block_of[static_cast<std::size_t>(i)]);
+    if (j >= b.starts[k] && j < b.starts[k + 1]) {
+      const std::int64_t s = b.starts[k + 1] - b.starts[k];
+      b.inverse(b.offsets[k] + (i - b.starts[k]) * s + (j - b.starts[k])) += coo.val[e];
+    }
+  }
+  b.conditions.resize(blocks);
+  for (std::size_t k = 0; k < blocks; ++k) {
+    const int s = static_cast<int>(b.starts[k + 1] - b.starts[k]);
+    double* block = b.inverse.data() + b.offsets[k];
+    const double a_norm = norm1(block, s);
+    if (!invert_block(block, s))
+      detail::fail(who, "the diagonal block of rows " + std::to_string(b.starts[k]) + " to " +
+                            std::to_string(b.starts[k + 1] - 1) + " is singular");
+    b.conditions[k] = a_norm * norm1(block, s);
+    for (int i = 0; i < s; ++i)
+      for (int j = i + 1; j < s; ++j) std::swap(block[i * s + j], block[j * s + i]);
+  }
+  return b;
+}
+
+/// A host vector of indices copied into a new View of Device.
+template <class Device>
+Kokkos::View<std::int64_t*, Device> index_view_of(const std::string& label,
+                                                  const std::vector<std::int64_t>& v) {
+  Kokkos::View<std::int64_t*, Device> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                                        v.size());
+  Kokkos::deep_copy(d, Kokkos::View<const std::int64_t*, Kokkos::HostSpace>(v.data(), v.size()));
+  return d;
+}
+
+/// Throws std::invalid_argument, naming `who`, unless r and z have `rows` entries.
+template <class R, class Z>
+void check_block_apply_sizes(const char* who, std::size_t rows, const R& r, const Z& z) {
+  if (r.extent(0) != rows || z.extent(0) != rows)
+    detail::fail(who, "r has " + std::to_string(r.extent(0)) + " and z " +
+                          std::to_string(z.extent(0)) + " entries; A has " + std::to_string(rows) +
+                          " rows");
+}
+
+/// The host shape's block: z(first + i) = sum_j E(i, j) r(first + j) for the s x s inverse E
+/// stored column-major from `entry`, the rows side by side (s <= 32), columns in order.
+template <class Inverse, class R, class Z>
+KOKKOS_INLINE_FUNCTION void block_times(const Inverse& inverse, std::int64_t entry,
+                                        std::int64_t first, std::int64_t s, const R& r,
+                                        const Z& z) {
+  constexpr int width = 8;
+  double sum[32];
+  for (std::int64_t i = 0; i < s; ++i) sum[i] = 0;
+  for (std::int64_t j = 0; j < s; ++j) {
+    const double rj = convert<double>(r(first + j));
+    const std::int64_t column = entry + j * s;
+    std::int64_t i = 0;
+    if constexpr (kacc::Impl::block_load_vectorised_v<Inverse>) {
+      for (; i + width <= s; i += width) {
+        double e[width];
+        kacc::Impl::load_block<width>(inverse, column + i, e);
+        for (int l = 0; l < width; ++l) sum[i + l] += e[l] * rj;
+      }
+    }
+    for (; i < s; ++i) sum[i] += convert<double>(inverse(column + i)) * rj;
+  }
+  for (std::int64_t i = 0; i < s; ++i)
+    z(first + i) = convert<typename Z::non_const_value_type>(sum[i]);
+}
+
+/// The team shape's row: row `row` of the s x s inverse stored column-major from `entry`
+/// times the block's part of r (s entries from `first`), summed in column order.
+template <class Inverse, class R>
+KOKKOS_INLINE_FUNCTION double block_row_times(const Inverse& inverse, std::int64_t entry,
+                                              std::int64_t row, const R& r, std::int64_t first,
+                                              std::int64_t s) {
+  double sum = 0;
+  for (std::int64_t j = 0; j < s; ++j)
+    sum += convert<double>(inverse(entry + j * s + row)) * convert<double>(r(first + j));
+  return sum;
+}
+
 }  // namespace Impl
 
 /// z = D^-1 r for the block diagonal D of A, the inverted blocks stored in Format (a
@@ -116,7 +242,7 @@ class BlockJacobi {
  public:
   using device_type = Device;
   using memory_space = typename Device::memory_space;
-  /// The inverted blocks as stored, each row-major, one after the other.
+  /// The inverted blocks as stored, each column-major, one after the other.
   using values_type = kacc::View<double*, Device, kacc::StoredAs<Format>>;
   /// The same, read only.
   using const_values_type = kacc::View<const double*, Device, kacc::StoredAs<Format>>;
@@ -162,34 +288,42 @@ class BlockJacobi {
   }
 
   /// z = D^-1 r in fp64 for r of any format: row i of z is row i of its block's stored
-  /// inverse times the block's part of r. Throws std::invalid_argument when r or z does
-  /// not have one entry per row of A.
+  /// inverse times the block's part of r, in the loop shape of Exec's space. Throws
+  /// std::invalid_argument when r or z does not have one entry per row of A.
   template <class Exec, class R, class Z>
   void apply(const Exec& exec, const R& r, const Z& z) const {
+    apply_in_shape<kacc::Impl::default_shape_v<Exec>>(exec, r, z);
+  }
+
+  /// apply() in the given loop shape (host: a block per thread; team: a row per thread),
+  /// whatever Exec's default; see the file's comment for how the two round.
+  template <kacc::Impl::shape Shape, class Exec, class R, class Z>
+  void apply_in_shape(const Exec& exec, const R& r, const Z& z) const {
     static_assert(is_view_v<R> && is_view_v<Z> && R::rank == 1 && Z::rank == 1,
                   "kacc::solve::BlockJacobi::apply: r and z must be rank-1 views");
     KACC_REQUIRE_ACCESSIBLE(Exec, R, "kacc::solve::BlockJacobi::apply", "r");
     KACC_REQUIRE_ACCESSIBLE(Exec, Z, "kacc::solve::BlockJacobi::apply", "z");
-    if (r.extent(0) != rows() || z.extent(0) != rows())
-      detail::fail("BlockJacobi::apply", "r has " + std::to_string(r.extent(0)) + " and z " +
-                                             std::to_string(z.extent(0)) + " entries; A has " +
-                                             std::to_string(rows()) + " rows");
+    Impl::check_block_apply_sizes("BlockJacobi::apply", rows(), r, z);
     using ZV = typename Z::non_const_value_type;
     const const_values_type inverse = inverse_;
     const auto starts = starts_;
     const auto offsets = offsets_;
-    const auto block_of = block_of_;
-    Kokkos::parallel_for(
-        std::string("kacc::solve::BlockJacobi::apply[") + format_name<Format>() + "]",
-        kacc::Impl::range(exec, 0, rows()), KOKKOS_LAMBDA(const index_type i) {
-          const std::int64_t k = block_of(i);
-          const std::int64_t first = starts(k), s = starts(k + 1) - first;
-          const std::int64_t row = offsets(k) + (i - first) * s;
-          double sum = 0;
-          for (std::int64_t j = 0; j < s; ++j)
-            sum += convert<double>(inverse(row + j)) * convert<double>(r(first + j));
-          z(i) = convert<ZV>(sum);
-        });
+    const std::string label =
+        std::string("kacc::solve::BlockJacobi::apply[") + format_name<Format>() + "]";
+    if constexpr (Shape == kacc::Impl::shape::host) {
+      Kokkos::parallel_for(
+          label, kacc::Impl::range(exec, 0, blocks()), KOKKOS_LAMBDA(const index_type k) {
+            Impl::block_times(inverse, offsets(k), starts(k), starts(k + 1) - starts(k), r, z);
+          });
+    } else {
+      const auto block_of = block_of_;
+      Kokkos::parallel_for(
+          label, kacc::Impl::range(exec, 0, rows()), KOKKOS_LAMBDA(const index_type i) {
+            const std::int64_t k = block_of(i);
+            const std::int64_t first = starts(k), s = starts(k + 1) - first;
+            z(i) = convert<ZV>(Impl::block_row_times(inverse, offsets(k), i - first, r, first, s));
+          });
+    }
   }
 
   /// Rows of A.
@@ -200,60 +334,21 @@ class BlockJacobi {
   const index_view& block_starts() const { return starts_; }
   /// The 1-norm condition number of each diagonal block, computed in fp64 on the host.
   const std::vector<double>& block_conditions() const { return conditions_; }
-  /// The inverted blocks as stored.
+  /// The inverted blocks as stored, each column-major, one after the other.
   const values_type& inverse_blocks() const { return inverse_; }
 
  private:
   void build(const sparse::CooMatrix& coo, int max_block_size) {
-    if (max_block_size < 1 || max_block_size > 32)
-      detail::fail("BlockJacobi",
-                   "max_block_size = " + std::to_string(max_block_size) + " must be in 1..32");
-    const std::vector<std::int64_t> starts = Impl::agglomerate_blocks(coo, max_block_size);
-    const std::int64_t n = coo.num_rows;
-    const std::size_t blocks = starts.size() > 0 ? starts.size() - 1 : 0;
-    std::vector<std::int64_t> offsets(blocks + 1, 0);
-    for (std::size_t k = 0; k < blocks; ++k) {
-      const std::int64_t s = starts[k + 1] - starts[k];
-      offsets[k + 1] = offsets[k] + s * s;
-    }
-    std::vector<std::int64_t> block_of(static_cast<std::size_t>(n));
-    for (std::size_t k = 0; k < blocks; ++k)
-      for (std::int64_t i = starts[k]; i < starts[k + 1]; ++i)
-        block_of[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(k);
-    Kokkos::View<double*, Kokkos::HostSpace> inverse("kacc::solve::BlockJacobi::inverse_fp64",
-                                                     static_cast<std::size_t>(offsets[blocks]));
-    for (std::size_t e = 0; e < coo.nnz(); ++e) {
-      const auto i = coo.row[e], j = coo.col[e];
-      const std::size_t k = static_cast<std::size_t>(block_of[static_cast<std::size_t>(i)]);
-      if (j >= starts[k] && j < starts[k + 1]) {
-        const std::int64_t s = starts[k + 1] - starts[k];
-        inverse(offsets[k] + (i - starts[k]) * s + (j - starts[k])) += coo.val[e];
-      }
-    }
-    conditions_.resize(blocks);
-    for (std::size_t k = 0; k < blocks; ++k) {
-      const int s = static_cast<int>(starts[k + 1] - starts[k]);
-      double* block = inverse.data() + offsets[k];
-      const double a_norm = Impl::norm1(block, s);
-      if (!Impl::invert_block(block, s))
-        detail::fail("BlockJacobi", "the diagonal block of rows " + std::to_string(starts[k]) +
-                                        " to " + std::to_string(starts[k + 1] - 1) +
-                                        " is singular");
-      conditions_[k] = a_norm * Impl::norm1(block, s);
-    }
-    starts_ = index_view("kacc::solve::BlockJacobi::starts", blocks + 1);
-    offsets_ = index_view("kacc::solve::BlockJacobi::offsets", blocks + 1);
-    block_of_ = index_view("kacc::solve::BlockJacobi::block_of", static_cast<std::size_t>(n));
-    Kokkos::deep_copy(
-        starts_, Kokkos::View<const std::int64_t*, Kokkos::HostSpace>(starts.data(), blocks + 1));
-    Kokkos::deep_copy(
-        offsets_, Kokkos::View<const std::int64_t*, Kokkos::HostSpace>(offsets.data(), blocks + 1));
-    Kokkos::deep_copy(block_of_, Kokkos::View<const std::int64_t*, Kokkos::HostSpace>(
-                                     block_of.data(), static_cast<std::size_t>(n)));
+    const Impl::inverted_blocks b =
+        Impl::invert_diagonal_blocks(coo, max_block_size, "BlockJacobi");
+    starts_ = Impl::index_view_of<Device>("kacc::solve::BlockJacobi::starts", b.starts);
+    offsets_ = Impl::index_view_of<Device>("kacc::solve::BlockJacobi::offsets", b.offsets);
+    block_of_ = Impl::index_view_of<Device>("kacc::solve::BlockJacobi::block_of", b.block_of);
+    conditions_ = b.conditions;
     inverse_ = values_type(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::solve::BlockJacobi::inverse"),
-        inverse.extent(0));
-    kacc::deep_copy(inverse_, inverse);
+        b.inverse.extent(0));
+    kacc::deep_copy(inverse_, b.inverse);
   }
 
   index_view starts_, offsets_, block_of_;
