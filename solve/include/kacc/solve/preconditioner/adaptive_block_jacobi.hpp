@@ -6,11 +6,14 @@
 /// `precision_reduction::autodetect()`). Blocks are found and inverted as by
 /// kacc::solve::BlockJacobi; applying it reads each stored entry once and computes in fp64.
 ///
-/// Why the condition number decides: storing D_k^-1 with unit roundoff u perturbs each
-/// entry by at most u relatively, so the stored inverse E satisfies
-/// ||E D_k - I||_1 <= u kappa_1(D_k). Block k is stored in the first of fp16 (u = 2^-11),
-/// bf16 (2^-8) and fp32 (2^-24) for which kappa_1(D_k) u < accuracy and every entry of
-/// D_k^-1 converts to a finite value; otherwise in fp64.
+/// Why the condition number decides: storing D_k^-1 with unit roundoff u perturbs it by a
+/// Delta of ||Delta||_1 <= u ||D_k^-1||_1 (each entry by at most u relatively, within the
+/// format's normal range), so the stored inverse E satisfies
+/// ||E D_k - I||_1 = ||Delta D_k||_1 <= u kappa_1(D_k). Block k is stored in the first of
+/// fp16 (u = 2^-11), bf16 (2^-8) and fp32 (2^-24) for which kappa_1(D_k) u < accuracy and
+/// whose stored inverse is checked to keep ||Delta||_1 <= u ||D_k^-1||_1 (so neither an
+/// overflow nor entries below the format's normal range that matter go unnoticed);
+/// otherwise in fp64.
 
 #include <kacc/solve/preconditioner/block_jacobi.hpp>
 
@@ -31,23 +34,41 @@ inline const char* block_format_name(block_format f) {
 
 namespace Impl {
 
-/// Whether every entry of the s x s block converts to a finite value of Format.
+/// Whether Format stores the column-major s x s block E with an error Delta of
+/// ||Delta||_1 <= u ||E||_1 (u its unit roundoff): false where an entry overflows, or where
+/// entries below Format's normal range lose more than that (entries tiny next to their
+/// block may round to zero).
 template <class Format>
-bool block_fits(const double* block, int s) {
-  for (int e = 0; e < s * s; ++e)
-    if (!std::isfinite(convert<double>(convert<Format>(block[e])))) return false;
-  return true;
+bool block_fits(const double* block, int s, double u) {
+  double error = 0, norm = 0;
+  for (int j = 0; j < s; ++j) {
+    double column_error = 0, column_norm = 0;
+    for (int i = 0; i < s; ++i) {
+      const double v = block[j * s + i];
+      column_error += std::fabs(convert<double>(convert<Format>(v)) - v);
+      column_norm += std::fabs(v);
+    }
+    error = std::fmax(error, column_error);
+    norm = std::fmax(norm, column_norm);
+  }
+  return error <= u * norm;
 }
 
-/// The narrowest format whose unit roundoff u gives condition * u < accuracy and holds every
-/// entry of the inverted s x s block finitely; fp64 when none does.
+/// Whether Format, of unit roundoff u, keeps the inverted s x s block accurate.
+template <class Format>
+bool accurate_in(double condition, double accuracy, const double* block, int s, double u) {
+  return condition * u < accuracy && block_fits<Format>(block, s, u);
+}
+
+/// The narrowest format whose unit roundoff u gives condition * u < accuracy and stores the
+/// inverted s x s block (column-major) within u in the 1-norm; fp64 when none does.
 inline block_format choose_block_format(double condition, double accuracy, const double* block,
                                         int s) {
-  if (condition * std::ldexp(1.0, -11) < accuracy && block_fits<kacc::fp16>(block, s))
+  if (accurate_in<kacc::fp16>(condition, accuracy, block, s, std::ldexp(1.0, -11)))
     return block_format::fp16;
-  if (condition * std::ldexp(1.0, -8) < accuracy && block_fits<kacc::bf16>(block, s))
+  if (accurate_in<kacc::bf16>(condition, accuracy, block, s, std::ldexp(1.0, -8)))
     return block_format::bf16;
-  if (condition * std::ldexp(1.0, -24) < accuracy && block_fits<float>(block, s))
+  if (accurate_in<float>(condition, accuracy, block, s, std::ldexp(1.0, -24)))
     return block_format::fp32;
   return block_format::fp64;
 }
