@@ -220,8 +220,8 @@ kso::SolverStatus solve_file(const ks::CooMatrix& coo, const Csr& a, const Preco
 // need more; see the README's table): fp64 and fp32 bases converge, the fp32 basis within
 // the iterations stated per matrix (measured with two OpenMP threads, plus a margin). Pd's
 // fp32 basis is the most sensitive to the order of roundings: 176 iterations (fp64: 84)
-// on an AMD Zen 5, 203 with Kokkos develop, 206 on an Intel Xeon with AVX-512 FP16
-// (the same source, each built with -march=native for its machine).
+// in the README's table (an AMD Zen 5), 203 with Kokkos develop, 206 at c27b7bb on an
+// Intel Xeon with AVX-512 FP16 (each built with -march=native for its machine).
 TEST(GmresSuiteSparse, SolvableMatricesConverge) {
   struct Case {
     const char* file;
