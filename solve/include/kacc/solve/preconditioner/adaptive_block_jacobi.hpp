@@ -124,11 +124,7 @@ class AdaptiveBlockJacobi {
   /// whatever Exec's default; see block_jacobi.hpp's file comment for how the two round.
   template <kacc::Impl::shape Shape, class Exec, class R, class Z>
   void apply_in_shape(const Exec& exec, const R& r, const Z& z) const {
-    static_assert(is_view_v<R> && is_view_v<Z> && R::rank == 1 && Z::rank == 1,
-                  "kacc::solve::AdaptiveBlockJacobi::apply: r and z must be rank-1 views");
-    KACC_REQUIRE_ACCESSIBLE(Exec, R, "kacc::solve::AdaptiveBlockJacobi::apply", "r");
-    KACC_REQUIRE_ACCESSIBLE(Exec, Z, "kacc::solve::AdaptiveBlockJacobi::apply", "z");
-    Impl::check_block_apply_sizes("AdaptiveBlockJacobi::apply", rows(), r, z);
+    Impl::check_block_apply<Exec>("AdaptiveBlockJacobi::apply", rows(), r, z);
     using ZV = typename Z::non_const_value_type;
     const const_blocks_type<kacc::fp16> half = fp16_;
     const const_blocks_type<kacc::bf16> brain = bf16_;

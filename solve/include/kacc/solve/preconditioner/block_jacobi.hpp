@@ -186,9 +186,15 @@ Kokkos::View<std::int64_t*, Device> index_view_of(const std::string& label,
   return d;
 }
 
-/// Throws std::invalid_argument, naming `who`, unless r and z have `rows` entries.
-template <class R, class Z>
-void check_block_apply_sizes(const char* who, std::size_t rows, const R& r, const Z& z) {
+/// The checks of a block-Jacobi apply (fixed or adaptive precision): r and z rank-1 views
+/// that Exec can reach, with `rows` entries each (else std::invalid_argument naming `who`).
+template <class Exec, class R, class Z>
+void check_block_apply(const char* who, std::size_t rows, const R& r, const Z& z) {
+  static_assert(is_view_v<R> && is_view_v<Z> && R::rank == 1 && Z::rank == 1,
+                "kacc::solve::BlockJacobi / AdaptiveBlockJacobi::apply: r and z must be rank-1 "
+                "views");
+  KACC_REQUIRE_ACCESSIBLE(Exec, R, "kacc::solve::BlockJacobi / AdaptiveBlockJacobi::apply", "r");
+  KACC_REQUIRE_ACCESSIBLE(Exec, Z, "kacc::solve::BlockJacobi / AdaptiveBlockJacobi::apply", "z");
   if (r.extent(0) != rows || z.extent(0) != rows)
     detail::fail(who, "r has " + std::to_string(r.extent(0)) + " and z " +
                           std::to_string(z.extent(0)) + " entries; A has " + std::to_string(rows) +
@@ -299,11 +305,7 @@ class BlockJacobi {
   /// whatever Exec's default; see the file's comment for how the two round.
   template <kacc::Impl::shape Shape, class Exec, class R, class Z>
   void apply_in_shape(const Exec& exec, const R& r, const Z& z) const {
-    static_assert(is_view_v<R> && is_view_v<Z> && R::rank == 1 && Z::rank == 1,
-                  "kacc::solve::BlockJacobi::apply: r and z must be rank-1 views");
-    KACC_REQUIRE_ACCESSIBLE(Exec, R, "kacc::solve::BlockJacobi::apply", "r");
-    KACC_REQUIRE_ACCESSIBLE(Exec, Z, "kacc::solve::BlockJacobi::apply", "z");
-    Impl::check_block_apply_sizes("BlockJacobi::apply", rows(), r, z);
+    Impl::check_block_apply<Exec>("BlockJacobi::apply", rows(), r, z);
     using ZV = typename Z::non_const_value_type;
     const const_values_type inverse = inverse_;
     const auto starts = starts_;
