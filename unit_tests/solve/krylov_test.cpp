@@ -445,6 +445,30 @@ TEST(BlockJacobi, BothLoopShapesAgree) {
   agree(kso::AdaptiveBlockJacobi<>(a, 1e-3), "adaptive");
 }
 
+TEST(BlockJacobi, BothLoopShapesAgreeForEveryBlockSize) {
+  // The host shape takes rows in runs of 32, 16 and 8 and the rest one by one: one unknown
+  // per node and a block limit of 1 to 32 give blocks of that size (and a last, shorter one
+  // of 192 mod size rows), so every run and remainder is met.
+  const Csr a = ks::make_csr<double>(multi_dof_system(16, 12, 1, 7));
+  const auto rh = random_vector(192, 17);
+  const Vec r = vector_of(rh, "r"), host("host", 192), team("team", 192);
+  auto agree = [&](const auto& m, int size, const char* what) {
+    m.template apply_in_shape<kacc::Impl::shape::host>(Exec(), r, host);
+    m.template apply_in_shape<kacc::Impl::shape::team>(Exec(), r, team);
+    const auto h = host_of(host), t = host_of(team);
+    double largest = 0;
+    for (const double v : h) largest = std::max(largest, std::fabs(v));
+    for (std::size_t i = 0; i < h.size(); ++i)
+      ASSERT_LE(std::fabs(h[i] - t[i]), 1e-13 * largest)
+          << what << ", blocks of " << size << ": row " << i;
+  };
+  for (int size = 1; size <= 32; ++size) {
+    agree(kso::BlockJacobi<kacc::fp16>(a, size), size, "fp16");
+    agree(kso::BlockJacobi<double>(a, size), size, "fp64");
+    agree(kso::BlockJacobi<kacc::scaled<std::int16_t>>(a, size), size, "int16s");
+  }
+}
+
 TEST(BlockJacobi, RejectsASingularBlock) {
   auto coo = multi_dof_system(4, 4, 2, 4);
   for (std::size_t k = 0; k < coo.nnz(); ++k)

@@ -201,30 +201,59 @@ void check_block_apply(const char* who, std::size_t rows, const R& r, const Z& z
                           " rows");
 }
 
+/// Rows i to i + 8 * Chunks - 1 of the host shape's block (see block_times): their sums
+/// stay in registers, one chain of 8 rows per chunk, the chunks' chains side by side, and
+/// each column's 8 * Chunks entries are converted together (block loads where the format
+/// has SIMD conversions on this target).
+template <int Chunks, class Inverse, class R, class Z>
+KOKKOS_FORCEINLINE_FUNCTION void block_rows_times(const Inverse& inverse, std::int64_t entry,
+                                                  std::int64_t first, std::int64_t s,
+                                                  std::int64_t i, const R& r, const Z& z) {
+  constexpr int rows = 8 * Chunks;
+  double sum[rows];
+  for (int l = 0; l < rows; ++l) sum[l] = 0;
+  for (std::int64_t j = 0; j < s; ++j) {
+    const double rj = convert<double>(r(first + j));
+    const std::int64_t column = entry + j * s + i;
+    double e[rows];
+    if constexpr (kacc::Impl::block_load_vectorised_v<Inverse>) {
+      kacc::Impl::load_block<rows>(inverse, column, e);
+    } else {
+      for (int l = 0; l < rows; ++l) e[l] = convert<double>(inverse(column + l));
+    }
+    for (int l = 0; l < rows; ++l) sum[l] += e[l] * rj;
+  }
+  for (int l = 0; l < rows; ++l)
+    z(first + i + l) = convert<typename Z::non_const_value_type>(sum[l]);
+}
+
 /// The host shape's block: z(first + i) = sum_j E(i, j) r(first + j) for the s x s inverse E
-/// stored column-major from `entry`, the rows side by side (s <= 32), columns in order.
+/// stored column-major from `entry` (s <= 32), each row summed in column order. Rows go in
+/// runs of 32, 16 and 8 whose sums stay in registers (a run of 32, a whole block of the
+/// default size, keeps four independent chains); the last s mod 8 rows one at a time.
 template <class Inverse, class R, class Z>
 KOKKOS_INLINE_FUNCTION void block_times(const Inverse& inverse, std::int64_t entry,
                                         std::int64_t first, std::int64_t s, const R& r,
                                         const Z& z) {
-  constexpr int width = 8;
-  double sum[32];
-  for (std::int64_t i = 0; i < s; ++i) sum[i] = 0;
-  for (std::int64_t j = 0; j < s; ++j) {
-    const double rj = convert<double>(r(first + j));
-    const std::int64_t column = entry + j * s;
-    std::int64_t i = 0;
-    if constexpr (kacc::Impl::block_load_vectorised_v<Inverse>) {
-      for (; i + width <= s; i += width) {
-        double e[width];
-        kacc::Impl::load_block<width>(inverse, column + i, e);
-        for (int l = 0; l < width; ++l) sum[i + l] += e[l] * rj;
-      }
-    }
-    for (; i < s; ++i) sum[i] += convert<double>(inverse(column + i)) * rj;
+  if (s == 32) {
+    block_rows_times<4>(inverse, entry, first, s, 0, r, z);
+    return;
   }
-  for (std::int64_t i = 0; i < s; ++i)
-    z(first + i) = convert<typename Z::non_const_value_type>(sum[i]);
+  std::int64_t i = 0;
+  if (s >= 16) {
+    block_rows_times<2>(inverse, entry, first, s, 0, r, z);
+    i = 16;
+  }
+  if (i + 8 <= s) {
+    block_rows_times<1>(inverse, entry, first, s, i, r, z);
+    i += 8;
+  }
+  for (; i < s; ++i) {
+    double sum = 0;
+    for (std::int64_t j = 0; j < s; ++j)
+      sum += convert<double>(inverse(entry + j * s + i)) * convert<double>(r(first + j));
+    z(first + i) = convert<typename Z::non_const_value_type>(sum);
+  }
 }
 
 /// The team shape's row: row `row` of the s x s inverse stored column-major from `entry`
