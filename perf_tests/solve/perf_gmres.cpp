@@ -5,14 +5,15 @@
 // ||b - A x|| / ||b|| <= 1e-10 (b = A * ones, x0 = 0). With --preconditioners the cases are
 // instead the preconditioners, each with an fp64 basis: Jacobi, block-Jacobi with fp64 and
 // fp16 blocks, adaptive-precision block-Jacobi, and the sparse approximate inverse stored
-// in fp64, fp32 and fp16.
+// in fp64, fp32 and fp16. --cases keeps some of the cases (only their preconditioners are
+// built).
 //
 // Each round solves once per case, in a new random order per round (so drifts of the
 // machine's speed hit every case alike); the summary gives per case the iterations, the
 // median and smallest time to solution, the median time per iteration and the speed-ups
-// over the first case (the fp64 basis; Jacobi). Building a preconditioner is not timed
-// with the solve; its time is printed once. Results: gmres.csv (every solve) and
-// gmres.json (the run's description) in --out.
+// over the first case run (the fp64 basis; Jacobi; the first one --cases names). Building a
+// preconditioner is not timed with the solve; its time is printed once. Results: gmres.csv (every
+// solve) and gmres.json (the run's description) in --out.
 
 #include <kacc/solve.hpp>
 #include <kacc_perf/run_info.hpp>
@@ -88,11 +89,49 @@ struct Case {
   std::function<kso::SolverStatus(const Vector&)> solve;
 };
 
+/// A case by name, made (its preconditioner built) only if it is run.
+struct CaseMaker {
+  std::string name;
+  std::function<Case()> make;
+};
+
+/// The cases named in `list` (comma-separated, in its order), or all when it is empty.
+/// Throws std::invalid_argument naming an unknown case and the known ones, before any case
+/// is made.
+std::vector<Case> selected_cases(const std::vector<CaseMaker>& makers, const std::string& list) {
+  std::vector<Case> cases;
+  if (list.empty()) {
+    for (const auto& m : makers) cases.push_back(m.make());
+    return cases;
+  }
+  std::vector<const CaseMaker*> chosen;
+  std::stringstream names(list);
+  std::string name;
+  while (std::getline(names, name, ',')) {
+    const auto m = std::find_if(makers.begin(), makers.end(),
+                                [&](const CaseMaker& c) { return c.name == name; });
+    if (m == makers.end()) {
+      std::string known;
+      for (const auto& c : makers) known += (known.empty() ? "" : ", ") + c.name;
+      throw std::invalid_argument("--cases: no case '" + name + "' (the cases: " + known + ")");
+    }
+    chosen.push_back(&*m);
+  }
+  for (const auto* m : chosen) cases.push_back(m->make());
+  return cases;
+}
+
 template <class Format, class Preconditioner>
 Case make_case(const std::string& name, const ks::CsrMatrix<double>& a, const Vector& b,
                const Preconditioner& m, const kso::GmresOptions& options) {
   return {name, [=](const Vector& x) { return kso::gmres<Format>(Exec(), a, b, x, options, m); }};
 }
+
+/// A type as a value, to pick a template argument in a lambda.
+template <class T>
+struct type_tag {
+  using type = T;
+};
 
 /// A preconditioner built once, with the seconds it took printed.
 template <class Preconditioner, class... Args>
@@ -112,14 +151,17 @@ int main(int argc, char** argv) {
   if (help == kacc_perf::help_request::usage) {
     fmt::print(
         "kacc-perf-gmres [--quick|--full] [--out DIR] [--size N] [--restart M] [--rounds R]\n"
-        "                [--preconditioners]\n"
+        "                [--preconditioners] [--cases NAME,NAME...]\n"
         "time to solution of GMRES(M) (default 100) with the Krylov basis in fp64, fp32, fp16,\n"
         "bf16, scaled int32 and scaled int16, on a 3-D convection-diffusion problem of N^3\n"
         "rows (default 128: 2.1M rows; --quick: 24), Jacobi on the right, tolerance 1e-10;\n"
         "R interleaved rounds (default 5; --quick 1, --full 9), medians; writes gmres.csv and\n"
         "gmres.json into --out (default: the current folder). --preconditioners: the cases are\n"
         "preconditioners with an fp64 basis instead (Jacobi, block-Jacobi fp64 and fp16,\n"
-        "adaptive block-Jacobi, sparse approximate inverse fp64, fp32 and fp16).\n"
+        "adaptive block-Jacobi, sparse approximate inverse fp64, fp32 and fp16). --cases: only\n"
+        "these cases, the first one the baseline of the speed-ups (basis formats: fp64, fp32,\n"
+        "fp16, bf16, int32s, int16s; preconditioners: \"Jacobi\", \"BJ fp64\", \"BJ fp16\",\n"
+        "\"BJ adaptive\", \"SAI fp64\", \"SAI fp32\", \"SAI fp16\").\n"
         "{}",
         kacc_perf::kokkos_options_hint);
     return 0;
@@ -135,6 +177,7 @@ int main(int argc, char** argv) {
                                                                                    : 5;
   kso::GmresOptions options;
   bool preconditioners = false;
+  std::string case_list;
   for (int i = 1; i < argc; ++i) {
     auto value = [&](const char* name) {
       if (i + 1 >= argc) throw std::invalid_argument(std::string(name) + " needs a number");
@@ -148,6 +191,9 @@ int main(int argc, char** argv) {
       rounds = value("--rounds");
     } else if (!std::strcmp(argv[i], "--preconditioners")) {
       preconditioners = true;
+    } else if (!std::strcmp(argv[i], "--cases")) {
+      if (i + 1 >= argc) throw std::invalid_argument("--cases needs a list of case names");
+      case_list = argv[++i];
     }
   }
   Kokkos::ScopeGuard guard(argc, argv);
@@ -161,27 +207,41 @@ int main(int argc, char** argv) {
              preconditioners ? "fp64 basis, preconditioners on the right" : "Jacobi (right)",
              rounds);
   const auto jacobi = timed_setup<kso::Jacobi<>>("Jacobi", a);
-  std::vector<Case> cases;
+  // A case with an fp64 basis and preconditioner P, built when the case is run.
+  auto preconditioned = [&](const char* name, auto p) -> CaseMaker {
+    using P = typename decltype(p)::type;
+    return {name, [=, &a, &b] {
+              return make_case<double>(name, a, b, timed_setup<P>(name, a), options);
+            }};
+  };
+  // A case with the Jacobi preconditioner and the basis in format F.
+  auto basis = [&](const char* name, auto f) -> CaseMaker {
+    using F = typename decltype(f)::type;
+    return {name, [=, &a, &b, &jacobi] { return make_case<F>(name, a, b, jacobi, options); }};
+  };
+  std::vector<CaseMaker> makers;
   if (preconditioners) {
-    using kso::BlockJacobi;
-    cases = {
-        make_case<double>("Jacobi", a, b, jacobi, options),
-        make_case<double>("BJ fp64", a, b, timed_setup<BlockJacobi<>>("BJ fp64", a), options),
-        make_case<double>("BJ fp16", a, b, timed_setup<BlockJacobi<kacc::fp16>>("BJ fp16", a),
-                          options),
-        make_case<double>("BJ adaptive", a, b,
-                          timed_setup<kso::AdaptiveBlockJacobi<>>("BJ adaptive", a), options),
-        make_case<double>("SAI fp64", a, b, timed_setup<kso::Sai<>>("SAI fp64", a), options),
-        make_case<double>("SAI fp32", a, b, timed_setup<kso::Sai<float>>("SAI fp32", a), options),
-        make_case<double>("SAI fp16", a, b, timed_setup<kso::Sai<kacc::fp16>>("SAI fp16", a),
-                          options)};
+    makers = {{"Jacobi", [&] { return make_case<double>("Jacobi", a, b, jacobi, options); }},
+              preconditioned("BJ fp64", type_tag<kso::BlockJacobi<>>{}),
+              preconditioned("BJ fp16", type_tag<kso::BlockJacobi<kacc::fp16>>{}),
+              preconditioned("BJ adaptive", type_tag<kso::AdaptiveBlockJacobi<>>{}),
+              preconditioned("SAI fp64", type_tag<kso::Sai<>>{}),
+              preconditioned("SAI fp32", type_tag<kso::Sai<float>>{}),
+              preconditioned("SAI fp16", type_tag<kso::Sai<kacc::fp16>>{})};
   } else {
-    cases = {make_case<double>("fp64", a, b, jacobi, options),
-             make_case<float>("fp32", a, b, jacobi, options),
-             make_case<kacc::fp16>("fp16", a, b, jacobi, options),
-             make_case<kacc::bf16>("bf16", a, b, jacobi, options),
-             make_case<kacc::scaled<std::int32_t>>("int32s", a, b, jacobi, options),
-             make_case<kacc::scaled<std::int16_t>>("int16s", a, b, jacobi, options)};
+    makers = {basis("fp64", type_tag<double>{}),
+              basis("fp32", type_tag<float>{}),
+              basis("fp16", type_tag<kacc::fp16>{}),
+              basis("bf16", type_tag<kacc::bf16>{}),
+              basis("int32s", type_tag<kacc::scaled<std::int32_t>>{}),
+              basis("int16s", type_tag<kacc::scaled<std::int16_t>>{})};
+  }
+  std::vector<Case> cases;
+  try {
+    cases = selected_cases(makers, case_list);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "kacc-perf-gmres: {}\n", e.what());
+    return 2;
   }
   std::vector<std::string> names;
   for (const auto& c : cases) names.push_back(c.name);
