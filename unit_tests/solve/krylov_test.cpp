@@ -733,6 +733,197 @@ TEST(Sai, BadInputIsNamed) {
   EXPECT_THROW(m.apply(Exec(), r, z), std::invalid_argument);
 }
 
+// ---------------------------------------------------------------- factorised SAI
+
+/// (a + a^T) / 2 with every entry scaled by d_i d_j for random d in [0.5, 2]: symmetric,
+/// positive definite where a's symmetric part is, and with a diagonal that varies.
+ks::CooMatrix symmetric_scaled(const ks::CooMatrix& a, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(0.5, 2.0);
+  std::vector<double> d(static_cast<std::size_t>(a.num_rows));
+  for (auto& v : d) v = dist(gen);
+  std::map<std::pair<std::int64_t, std::int64_t>, double> sum;
+  for (std::size_t k = 0; k < a.nnz(); ++k) {
+    sum[{a.row[k], a.col[k]}] += a.val[k] / 2;
+    sum[{a.col[k], a.row[k]}] += a.val[k] / 2;
+  }
+  ks::CooMatrix s;
+  s.num_rows = s.num_cols = a.num_rows;
+  for (const auto& [at, v] : sum) {
+    s.row.push_back(at.first);
+    s.col.push_back(at.second);
+    s.val.push_back(v * d[static_cast<std::size_t>(at.first)] *
+                    d[static_cast<std::size_t>(at.second)]);
+  }
+  return s;
+}
+
+/// Row i of G, with the columns P_i, makes (G A)(i, j) = 0 for the other j in P_i and
+/// (G A G^T)(i, i) = 1; G^T is G's transpose, entry for entry. Checked in long double from
+/// the stored G.
+void expect_fsai_rows(const ks::CooMatrix& a, const Csr& g_csr, const Csr& gt_csr,
+                      const char* what) {
+  const auto g = ks::to_coo(g_csr), gt = ks::to_coo(gt_csr);
+  const std::size_t n = static_cast<std::size_t>(a.num_rows);
+  std::vector<std::map<std::int64_t, long double>> a_rows(n), g_rows(n), gt_rows(n);
+  for (std::size_t e = 0; e < a.nnz(); ++e) a_rows[a.row[e]][a.col[e]] += a.val[e];
+  for (std::size_t e = 0; e < g.nnz(); ++e) g_rows[g.row[e]][g.col[e]] = g.val[e];
+  for (std::size_t e = 0; e < gt.nnz(); ++e) gt_rows[gt.col[e]][gt.row[e]] = gt.val[e];
+  double worst_off = 0, worst_unit = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(g_rows[i], gt_rows[i]) << what << ": G^T is not G's transpose in row " << i;
+    ASSERT_FALSE(g_rows[i].empty()) << what << ": row " << i << " of G is empty";
+    ASSERT_EQ(g_rows[i].rbegin()->first, static_cast<std::int64_t>(i))
+        << what << ": row " << i << " of G does not end on the diagonal";
+    ASSERT_GT(g_rows[i].rbegin()->second, 0) << what << ": G(" << i << ", " << i << ")";
+    std::map<std::int64_t, long double> ga;  // row i of G A
+    for (const auto& [k, gik] : g_rows[i])
+      for (const auto& [j, akj] : a_rows[static_cast<std::size_t>(k)]) ga[j] += gik * akj;
+    long double unit = 0;  // (G A G^T)(i, i)
+    for (const auto& [j, gij] : g_rows[i]) unit += ga[j] * gij;
+    worst_unit = std::max(worst_unit, static_cast<double>(std::fabs(unit - 1)));
+    for (const auto& [j, gij] : g_rows[i])
+      if (j != static_cast<std::int64_t>(i))
+        worst_off = std::max(worst_off, static_cast<double>(std::fabs(ga[j] / ga[i])));
+  }
+  EXPECT_LE(worst_off, 1e-13) << what << ": (G A)(i, j) not zero on G's pattern";
+  EXPECT_LE(worst_unit, 1e-13) << what << ": diag(G A G^T) not 1";
+}
+
+TEST(Fsai, RowsSolveTheirLocalSystems) {
+  const auto coo = symmetric_scaled(convection_diffusion(8, 8, 1, 0.0), 3);
+  const Csr a = ks::make_csr<double>(coo);
+  const kso::Fsai<> pattern_a(a);
+  const kso::Fsai<> pattern_a2(a, kso::sai_pattern::a_squared);
+  // The lower triangles: of the 5-point stencil, and of the points within Manhattan
+  // distance 2 (counted independently), each with the diagonal.
+  std::size_t within2 = 0;
+  for (int x = 0; x < 8; ++x)
+    for (int y = 0; y < 8; ++y)
+      for (int u = 0; u < 8; ++u)
+        for (int v = 0; v < 8; ++v) within2 += std::abs(x - u) + std::abs(y - v) <= 2;
+  EXPECT_EQ(pattern_a.factor().nnz(), (coo.nnz() + 64) / 2);
+  EXPECT_EQ(pattern_a2.factor().nnz(), (within2 + 64) / 2);
+  expect_fsai_rows(coo, pattern_a.factor(), pattern_a.factor_transposed(), "pattern A");
+  expect_fsai_rows(coo, pattern_a2.factor(), pattern_a2.factor_transposed(), "pattern A^2");
+}
+
+TEST(Fsai, IsTheInverseWhereTheCholeskyInverseHasItsPattern) {
+  // Dense 4 x 4 node blocks: G's pattern holds each block's lower triangle, where the
+  // inverse of A's Cholesky factor lives, so M = A^-1 up to rounding.
+  const auto d = symmetric_scaled(node_blocks_only(), 5);
+  const kso::Fsai<> m(ks::make_csr<double>(d));
+  const auto xh = random_vector(144, 6);
+  const Vec x = vector_of(xh, "x"), ax("ax", 144), max("max", 144);
+  ks::spmv(Exec(), "N", 1.0, ks::make_csr<double>(d), x, 0.0, ax);
+  m.apply(Exec(), ax, max);
+  const auto h = host_of(max);
+  for (std::size_t i = 0; i < 144; ++i) EXPECT_NEAR(h[i], xh[i], 1e-13) << i;
+}
+
+TEST(Fsai, IsSymmetricPositiveDefiniteInEveryFormat) {
+  const auto coo = symmetric_scaled(convection_diffusion(12, 12, 1, 0.0), 9);
+  const Csr a = ks::make_csr<double>(coo);
+  const auto uh = random_vector(144, 1), vh = random_vector(144, 2);
+  const Vec u = vector_of(uh, "u"), v = vector_of(vh, "v"), mu("mu", 144), mv("mv", 144);
+  auto check = [&](const auto& m, const char* what) {
+    m.apply(Exec(), u, mu);
+    m.apply(Exec(), v, mv);
+    const auto muh = host_of(mu), mvh = host_of(mv);
+    long double vmu = 0, umv = 0, umu = 0, scale = 0;
+    for (std::size_t i = 0; i < 144; ++i) {
+      vmu += static_cast<long double>(vh[i]) * muh[i];
+      umv += static_cast<long double>(uh[i]) * mvh[i];
+      umu += static_cast<long double>(uh[i]) * muh[i];
+      scale += std::fabs(static_cast<long double>(vh[i]) * muh[i]);
+    }
+    EXPECT_LE(std::fabs(vmu - umv), 1e-14 * scale) << what << ": v^T M u != u^T M v";
+    EXPECT_GT(umu, 0) << what << ": u^T M u";
+  };
+  check(kso::Fsai<>(a), "fp64");
+  check(kso::Fsai<float>(a), "fp32");
+  check(kso::Fsai<kacc::fp16>(a), "fp16");
+  check(kso::Fsai<kacc::bf16>(a), "bf16");
+  check(kso::Fsai<kacc::scaled<std::int16_t>>(a), "int16s");
+}
+
+TEST(Fsai, CutsCgIterationsInEveryFormat) {
+  const auto coo = symmetric_scaled(convection_diffusion(16, 16, 16, 0.0), 4);
+  const Csr a = ks::make_csr<double>(coo);
+  const auto bh = random_vector(4096, 21);
+  const Vec b = vector_of(bh, "b");
+  auto run = [&](const auto& m, const char* name) {
+    const Vec x("x", 4096);
+    const auto s = kso::cg(Exec(), a, b, x, kso::CgOptions(), m);
+    EXPECT_TRUE(s.converged) << name << ": " << s.message;
+    EXPECT_LE(relative_residual(coo, bh, host_of(x)), 1.01e-10) << name;
+    return s.iterations;
+  };
+  const int jacobi = run(kso::Jacobi<>(a), "Jacobi");
+  const int f64 = run(kso::Fsai<>(a), "FSAI fp64");
+  const int f2 = run(kso::Fsai<>(a, kso::sai_pattern::a_squared), "FSAI(A^2) fp64");
+  const int f32 = run(kso::Fsai<float>(a), "FSAI fp32");
+  const int f16 = run(kso::Fsai<kacc::fp16>(a), "FSAI fp16");
+  const int fb = run(kso::Fsai<kacc::bf16>(a), "FSAI bf16");
+  const int fi = run(kso::Fsai<kacc::scaled<std::int16_t>>(a), "FSAI int16s");
+  std::printf(
+      "cg scaled poisson3d 16^3: Jacobi %d, FSAI fp64 %d, FSAI(A^2) %d, fp32 %d, fp16 %d, "
+      "bf16 %d, int16s %d iterations\n",
+      jacobi, f64, f2, f32, f16, fb, fi);
+  EXPECT_LT(f64, jacobi);
+  EXPECT_LT(f2, f64);
+  EXPECT_LE(f32, 1.10 * f64);
+  for (const int compressed : {f16, fb, fi}) EXPECT_LE(compressed, 1.25 * f64);
+  EXPECT_EQ(host_of(b), bh);
+}
+
+TEST(Fsai, BadInputIsNamed) {
+  auto message = [](const ks::CooMatrix& coo, kso::sai_pattern pattern, int max_entries) {
+    try {
+      kso::Fsai<> m(ks::make_csr<double>(coo), pattern, max_entries);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const auto good = convection_diffusion(6, 6, 1, 0.0);
+  EXPECT_EQ(message(good, kso::sai_pattern::a, 64), "accepted");
+  const auto not_symmetric =
+      convection_diffusion(6, 6, 1, 1.0);  // upwind: A(0, 1) = -1, A(1, 0) = -2
+  EXPECT_NE(message(not_symmetric, kso::sai_pattern::a, 64).find("A(0, 1) = -1 but A(1, 0) = -2"),
+            std::string::npos)
+      << message(not_symmetric, kso::sai_pattern::a, 64);
+  auto nan = good;
+  std::size_t entry = 0;
+  while (!(nan.row[entry] == 7 && nan.col[entry] == 8)) ++entry;
+  nan.val[entry] = std::nan("");
+  EXPECT_NE(message(nan, kso::sai_pattern::a, 64).find("A(7, 8) = nan is not finite"),
+            std::string::npos)
+      << message(nan, kso::sai_pattern::a, 64);
+  // Row 10's diagonal made negative: its local matrix (columns 4, 9, 10) is not positive
+  // definite; rows before it are untouched.
+  auto indefinite = good;
+  for (std::size_t k = 0; k < indefinite.nnz(); ++k)
+    if (indefinite.row[k] == 10 && indefinite.col[k] == 10) indefinite.val[k] = -4;
+  EXPECT_NE(message(indefinite, kso::sai_pattern::a, 64).find("local matrix of row 10 is not"),
+            std::string::npos)
+      << message(indefinite, kso::sai_pattern::a, 64);
+  // The lower triangle of A^2's pattern on the 6 x 6 grid: rows 0 to 6 have at most 3
+  // entries, row 7 (point (1, 1)) has 5: rows 0, 1, 2, 6 and 7.
+  EXPECT_NE(message(good, kso::sai_pattern::a_squared, 4).find("row 7 of G would have 5 entries"),
+            std::string::npos)
+      << message(good, kso::sai_pattern::a_squared, 4);
+  // Interior rows have 7 entries: half of the 13 points within distance 2, and the diagonal.
+  EXPECT_EQ(message(good, kso::sai_pattern::a_squared, 7), "accepted");
+  EXPECT_NE(message(good, kso::sai_pattern::a, 0).find("max_row_entries = 0"), std::string::npos);
+  ks::CooMatrix wide = good;
+  wide.num_cols += 1;
+  EXPECT_NE(message(wide, kso::sai_pattern::a, 64).find("square"), std::string::npos);
+  const kso::Fsai<> m(ks::make_csr<double>(good));
+  const Vec r("r", 36), z("z", 35);
+  EXPECT_THROW(m.apply(Exec(), r, z), std::invalid_argument);
+}
+
 // ---------------------------------------------------------------- CG
 
 TEST(Cg, ConvergesOnPoissonWithEveryPreconditioner) {
