@@ -696,14 +696,21 @@ TEST(Sai, CutsIterationsInEveryFormat) {
   EXPECT_LE(si.iterations, 1.25 * s64.iterations);
 }
 
+/// The message of the std::invalid_argument that building preconditioner P from coo's CSR
+/// matrix and args throws, or "accepted".
+template <class P, class... Args>
+std::string construction_error(const ks::CooMatrix& coo, const Args&... args) {
+  try {
+    P m(ks::make_csr<double>(coo), args...);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
 TEST(Sai, BadInputIsNamed) {
   auto message = [](const ks::CooMatrix& coo, kso::sai_pattern pattern, int max_entries) {
-    try {
-      kso::Sai<> m(ks::make_csr<double>(coo), pattern, max_entries);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    return construction_error<kso::Sai<>>(coo, pattern, max_entries);
   };
   const auto good = convection_diffusion(6, 6, 1, 0.0);
   // A's column 7 zero: M's columns whose pattern holds row 7 have a zero column in their
@@ -879,12 +886,7 @@ TEST(Fsai, CutsCgIterationsInEveryFormat) {
 
 TEST(Fsai, BadInputIsNamed) {
   auto message = [](const ks::CooMatrix& coo, kso::sai_pattern pattern, int max_entries) {
-    try {
-      kso::Fsai<> m(ks::make_csr<double>(coo), pattern, max_entries);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    return construction_error<kso::Fsai<>>(coo, pattern, max_entries);
   };
   const auto good = convection_diffusion(6, 6, 1, 0.0);
   EXPECT_EQ(message(good, kso::sai_pattern::a, 64), "accepted");

@@ -26,15 +26,20 @@ namespace solve {
 
 namespace Impl {
 
+/// coo's transpose.
+inline sparse::CooMatrix transposed(const sparse::CooMatrix& coo) {
+  sparse::CooMatrix t;
+  t.num_rows = coo.num_cols;
+  t.num_cols = coo.num_rows;
+  t.row = coo.col;
+  t.col = coo.row;
+  t.val = coo.val;
+  return t;
+}
+
 /// The rows of coo as a host_rows, sorted and merged.
 inline host_rows rows_of(const sparse::CooMatrix& coo) {
-  sparse::CooMatrix transposed;
-  transposed.num_rows = coo.num_cols;
-  transposed.num_cols = coo.num_rows;
-  transposed.row = coo.col;
-  transposed.col = coo.row;
-  transposed.val = coo.val;
-  return columns_of(transposed);
+  return columns_of(transposed(coo));
 }
 
 /// Entry (i, j) of h (0 where h has none).
@@ -109,14 +114,8 @@ class Fsai {
       detail::fail("Fsai",
                    "max_row_entries = " + std::to_string(max_row_entries) + " must be positive");
     const sparse::CooMatrix g = compute_factor(sparse::to_coo(a), pattern, max_row_entries);
-    sparse::CooMatrix g_transposed;
-    g_transposed.num_rows = g.num_cols;
-    g_transposed.num_cols = g.num_rows;
-    g_transposed.row = g.col;
-    g_transposed.col = g.row;
-    g_transposed.val = g.val;
     g_ = sparse::make_csr<double, Format, int, int, Device>(g);
-    g_transposed_ = sparse::make_csr<double, Format, int, int, Device>(g_transposed);
+    g_transposed_ = sparse::make_csr<double, Format, int, int, Device>(Impl::transposed(g));
     work_ = Kokkos::View<double*, Device>("kacc::solve::Fsai::work", rows());
   }
 
