@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Checks that a kacc report folder (scripts/kacc-report) is whole: every component (roofline,
-BLAS, SpMV, dense solve) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
+BLAS, SpMV, dense solve, GMRES) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
 report.html embeds every plot of report.md, no plot panel holds more than 8 series, the report
 opens with the recommendation and it matches the one check_recommendation.py recomputes from the
 CSVs, no stated target is MISSING, the roofs bound the measurements (roof check), every
@@ -10,9 +10,10 @@ section has its plot and, for every kernel asked, a time and both errors of plai
 every accumulator variant, with no MISSING line; the dense-solve section shows every size,
 spectrum and condition number run, and names every solve that reported success with a wrong
 answer (a non-finite solution, or a backward error above the eps sqrt(n) its convergence test
-promises).
+promises); the GMRES section has a row for every basis format run.
 
-  perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv,solve] [--allow-incomplete]
+  perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv,solve,gmres]
+                             [--allow-incomplete]
 
 --allow-missing names components that may be absent, if the report itself says they are
 MISSING; by default every component is required. Exit status 0 when the folder is whole, 1 with
@@ -59,8 +60,13 @@ COMPONENTS = {
         "solve_gemm.csv": ["n", "variant", "threads", "reps", "time_median_s", "gflops",
                            "vs_dgemm"],
         "solve_summary.csv": SUMMARY_COLS, "solve.json": None},
+    "gmres": {
+        "gmres.csv": ["case", "round", "rows", "nnz", "restart", "basis_bytes", "iterations",
+                      "restarts", "converged", "reason", "residual", "time_s"],
+        "gmres_summary.csv": SUMMARY_COLS, "gmres.json": None},
 }
 SOLVE = "Dense solve: mixed-precision LU and iterative refinement"
+GMRES = "Sparse solve: GMRES with a compressed Krylov basis"
 REPORT = {
     "report.md": None, "report.html": None, "run.json": None,
     "report_summary.csv": ["kernel", "config", "storage", "time_vs_fp64", "time_vs_best_peer",
@@ -205,6 +211,24 @@ def solve_problems(d, md):
     return out
 
 
+def gmres_problems(d, md):
+    """The GMRES section: one table row per case of gmres.csv (a basis format), with its
+    iteration count as the file has it in its last round."""
+    text = _section(md, GMRES)
+    if text is None:
+        return ["report.md has no '%s' section" % GMRES]
+    with open(os.path.join(d, "gmres.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    last = {r["case"]: r for r in rows}
+    out = []
+    for case, r in last.items():
+        if not re.search(r"^\| %s \| %s \|" % (re.escape(case), re.escape(r["iterations"])),
+                         text, re.MULTILINE):
+            out.append("%s: no row for basis %s with its %s iterations" % (
+                GMRES, case, r["iterations"]))
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir")
@@ -290,6 +314,8 @@ def main():
         problems += check_recommendation.problems(d)
     if "solve" in required and os.path.isfile(os.path.join(d, "solve_speed.csv")):
         problems += solve_problems(d, md)
+    if "gmres" in required and os.path.isfile(os.path.join(d, "gmres.csv")):
+        problems += gmres_problems(d, md)
 
     # Components: every required one ran to the end (a failed program is not a result).
     try:

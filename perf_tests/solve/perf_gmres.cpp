@@ -11,13 +11,18 @@
 // Each round solves once per case, in a new random order per round (so drifts of the
 // machine's speed hit every case alike); the summary gives per case the iterations, the
 // median and smallest time to solution, the median time per iteration and the speed-ups
-// over the first case run (the fp64 basis; Jacobi; the first one --cases names). Building a
-// preconditioner is not timed with the solve; its time is printed once. Results: gmres.csv (every
-// solve) and gmres.json (the run's description) in --out.
+// over the first case run (the fp64 basis; Jacobi; the first one --cases names), then the
+// issue's targets for the cases that ran (basis formats: the fp32 and best 16-bit bases'
+// speed-ups and iterations against fp64; preconditioners: fp16 block-Jacobi against fp64).
+// Building a preconditioner is not timed with the solve; its time is printed once.
+// Results in --out: gmres.csv (every solve, with the matrix's nonzeros and the bytes per
+// stored basis entry, from which kacc-report predicts the speed-ups), gmres_summary.csv
+// (the targets) and gmres.json (the run's description).
 
 #include <kacc/solve.hpp>
 #include <kacc_perf/run_info.hpp>
 #include <kacc_perf/stream.hpp>
+#include <kacc_perf/targets.hpp>
 
 #include <fmt/core.h>
 
@@ -25,9 +30,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -87,6 +94,8 @@ ks::CsrMatrix<double> convection_diffusion_3d(int n) {
 struct Case {
   std::string name;
   std::function<kso::SolverStatus(const Vector&)> solve;
+  /// Bytes of one stored basis entry.
+  int basis_bytes = 8;
 };
 
 /// A case by name, made (its preconditioner built) only if it is run.
@@ -124,7 +133,8 @@ std::vector<Case> selected_cases(const std::vector<CaseMaker>& makers, const std
 template <class Format, class Preconditioner>
 Case make_case(const std::string& name, const ks::CsrMatrix<double>& a, const Vector& b,
                const Preconditioner& m, const kso::GmresOptions& options) {
-  return {name, [=](const Vector& x) { return kso::gmres<Format>(Exec(), a, b, x, options, m); }};
+  return {name, [=](const Vector& x) { return kso::gmres<Format>(Exec(), a, b, x, options, m); },
+          static_cast<int>(sizeof(typename kacc::format_traits<Format>::storage_type))};
 }
 
 /// A type as a value, to pick a template argument in a lambda.
@@ -248,7 +258,8 @@ int main(int argc, char** argv) {
   std::map<std::string, std::vector<double>> times;
   std::map<std::string, kso::SolverStatus> last;
   std::ostringstream csv;
-  csv << "case,round,rows,iterations,restarts,reason,residual,time_s\n";
+  csv << "case,round,rows,nnz,restart,basis_bytes,iterations,restarts,converged,reason,residual,"
+         "time_s\n";
   std::mt19937 shuffle(12345);
   for (int round = 0; round < rounds; ++round) {
     std::shuffle(cases.begin(), cases.end(), shuffle);
@@ -261,8 +272,9 @@ int main(int argc, char** argv) {
       const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       times[c.name].push_back(t);
       last[c.name] = s;
-      csv << fmt::format("{},{},{},{},{},{},{:.3e},{:.6f}\n", c.name, round, n, s.iterations,
-                         s.restarts, kso::reason_name(s.reason), s.residual, t);
+      csv << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3e},{:.6f}\n", c.name, round, n, a.nnz(),
+                         options.restart, c.basis_bytes, s.iterations, s.restarts,
+                         s.converged ? "yes" : "no", kso::reason_name(s.reason), s.residual, t);
     }
   }
   const double t64 = kacc_perf::median(times[names.front()]);
@@ -278,7 +290,62 @@ int main(int argc, char** argv) {
                s.iterations, s.restarts, med, *std::min_element(times[f].begin(), times[f].end()),
                per, t64 / med, (t64 / it64) / per, s.converged ? "" : "  (not converged)");
   }
+  // The targets of the cases that ran; a case that did not converge has no time to
+  // solution, so a target that needs it is MISSING.
+  auto ran = [&](const std::string& name) { return last.count(name) > 0; };
+  auto solved = [&](const std::string& name) { return ran(name) && last[name].converged; };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto time_of = [&](const std::string& name) {
+    return solved(name) ? kacc_perf::median(times[name]) : nan;
+  };
+  auto iterations_of = [&](const std::string& name) {
+    return solved(name) ? double(last[name].iterations) : nan;
+  };
+  const std::string where =
+      fmt::format("{}^3 rows, GMRES({}), {} rounds, medians", size, options.restart, rounds);
+  std::vector<kacc_perf::target> targets;
+  if (!preconditioners && ran("fp64")) {
+    if (ran("fp32")) {
+      targets.push_back({"fp32 basis: time to solution, speed-up over fp64",
+                         time_of("fp64") / time_of("fp32"), 1.3, true, where});
+      targets.push_back({"fp32 basis: iterations / fp64's",
+                         iterations_of("fp32") / iterations_of("fp64"), 1.10, false, where});
+    }
+    double best = nan, worst_iterations = nan;
+    bool any = false;
+    for (const std::string f : {"fp16", "bf16", "int16s"}) {
+      if (!ran(f)) continue;
+      any = true;
+      if (!solved(f)) continue;
+      const double speedup = time_of("fp64") / time_of(f);
+      const double iterations = iterations_of(f) / iterations_of("fp64");
+      best = std::isnan(best) ? speedup : std::max(best, speedup);
+      worst_iterations =
+          std::isnan(worst_iterations) ? iterations : std::max(worst_iterations, iterations);
+    }
+    if (any) {
+      targets.push_back(
+          {"best 16-bit basis (fp16, bf16, int16s): speed-up over fp64", best, 1.5, true, where});
+      targets.push_back({"16-bit bases that converge: most iterations / fp64's", worst_iterations,
+                         1.25, false, where});
+    }
+  }
+  if (preconditioners && ran("BJ fp64") && ran("BJ fp16")) {
+    targets.push_back({"block-Jacobi fp16: time per iteration / fp64 blocks'",
+                       (time_of("BJ fp16") / iterations_of("BJ fp16")) /
+                           (time_of("BJ fp64") / iterations_of("BJ fp64")),
+                       1.0, false, where});
+    targets.push_back({"block-Jacobi fp16: iterations / fp64 blocks'",
+                       iterations_of("BJ fp16") / iterations_of("BJ fp64"), 1.10, false, where});
+  }
+  std::string summary = kacc_perf::summary_csv_header;
+  if (!targets.empty()) fmt::print("targets:\n");
+  for (const auto& t : targets) {
+    summary += kacc_perf::summary_csv_row(t);
+    kacc_perf::print_target(t, 58);
+  }
   kacc_perf::write_file(opts.out_dir + "/gmres.csv", csv.str());
+  kacc_perf::write_file(opts.out_dir + "/gmres_summary.csv", summary);
   kacc_perf::write_file(
       opts.out_dir + "/gmres.json",
       kacc_perf::run_json("kacc-perf-gmres",

@@ -3,7 +3,8 @@
 and perf_tests/check_report.py without running any benchmark. The numbers come from a toy
 bandwidth model and mean nothing; every JSON says "synthetic_fixture": true.
 
-  make_report_fixture.py OUTDIR [--omit roofline,blas,spmv,solve] [--omit-file NAME]... [--bad-json]
+  make_report_fixture.py OUTDIR [--omit roofline,blas,spmv,solve,gmres] [--omit-file NAME]...
+                         [--bad-json]
                          [--roof-fail] [--unequal-peer] [--with-conversion] [--quick]
                          [--accumulators] [--drop-accumulator CONFIG]
 
@@ -17,7 +18,8 @@ rows (kernel 'convert') to blas_speed.csv. --accumulators writes what the progra
 SpMV, their errors, and the errors on GenDot data of condition 1e16 (distribution and matrix
 cond1e16); --drop-accumulator CONFIG then leaves that variant's rows out (a run that lost it).
 The dense-solve results hold one wrong claim, as OpenBLAS's dsgesv made one on this project's
-machine: dsgesv "converged" with a NaN solution (κ = 1e12, geometric σ).
+machine: dsgesv "converged" with a NaN solution (κ = 1e12, geometric σ). The GMRES results
+have the bf16 basis stagnate.
 """
 import argparse
 import csv
@@ -314,6 +316,35 @@ def solve(out, bad, quick):
                                                   "openblas_equal_threads": "yes"}))
 
 
+GMRES_BASES = [("fp64", 8, 600), ("fp32", 4, 610), ("fp16", 2, 660), ("bf16", 2, 2000),
+               ("int32s", 4, 612), ("int16s", 2, 650)]  # case, bytes per entry, iterations
+
+
+def gmres(out, bad, quick):
+    """kacc-perf-gmres's files: toy times from the bytes a GMRES(100) iteration moves."""
+    n = 24**3 if quick else 64**3
+    nnz, restart, rows = 7 * n - 6 * 24**2, 100, []
+    for rnd in range(1 if quick else 3):
+        for name, size, its in GMRES_BASES:
+            restarts = its // restart
+            converged = name != "bf16"
+            per_iteration = (n * 2 * (its / (restarts + 1) + 1) + n) * size + 12 * nnz + 104 * n
+            t = its * per_iteration / BW * random.uniform(1.0, 1.1)
+            rows.append([name, rnd, n, nnz, restart, size, its, restarts,
+                         "yes" if converged else "no", "converged" if converged else
+                         "stagnation", 9e-11 if converged else 3e-6, t])
+    write(os.path.join(out, "gmres.csv"), "case,round,rows,nnz,restart,basis_bytes,iterations,"
+          "restarts,converged,reason,residual,time_s".split(","), rows)
+    write(os.path.join(out, "gmres_summary.csv"), ["check", "measured", "target", "holds",
+          "note"], [["fp32 basis: time to solution, speed-up over fp64", "1.4", ">=1.3", "yes",
+                     "fixture"],
+                    ["best 16-bit basis (fp16, bf16, int16s): speed-up over fp64", "1.7",
+                     ">=1.5", "yes", "fixture"]])
+    with open(os.path.join(out, "gmres.json"), "w") as f:
+        f.write(run_json("kacc-perf-gmres", bad, {"size": 24 if quick else 64,
+                                                  "cases": "basis formats"}))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
@@ -343,6 +374,8 @@ def main():
         spmv(a.out, a.bad_json, a.accumulators, set(a.drop_accumulator))
     if "solve" not in omit:
         solve(a.out, a.bad_json, a.quick)
+    if "gmres" not in omit:
+        gmres(a.out, a.bad_json, a.quick)
     for f in a.omit_file:
         os.remove(os.path.join(a.out, f))
 

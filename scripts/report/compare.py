@@ -23,6 +23,7 @@ TABLES = [
     ("solve_speed.csv", ("n", "kappa", "sigma", "variant"), ("variant",), "time_median_s",
      "time"),
     ("solve_gemm.csv", ("n", "variant"), ("variant",), "time_median_s", "time"),
+    ("gmres.csv", ("case", "round", "rows"), ("case",), "time_s", "time"),
 ]
 
 

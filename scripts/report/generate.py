@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from . import accuracy_cost, machine, plots, recommend, solve, summary
+from . import accuracy_cost, gmres, machine, plots, recommend, solve, summary
 from .data import fmt_num, fmt_ratio, load_json, num, read_csv, write_csv
 from .document import Document
 
@@ -25,6 +25,7 @@ COMPONENTS = [
                                 "spmv.json"]),
     ("solve", "kacc-perf-solve", ["solve_speed.csv", "solve_gemm.csv", "solve_summary.csv",
                                   "solve.json"]),
+    ("gmres", "kacc-perf-gmres", ["gmres.csv", "gmres_summary.csv", "gmres.json"]),
 ]
 BLAS_KERNELS = ["gemv", "dot", "trsv"]
 KERNEL_ORDER = {k: i for i, k in enumerate(["dot", "gemv", "trsv", "spmv"])}
@@ -471,6 +472,8 @@ def build(args):
 
     solve.section(d, read_csv(os.path.join(out, "solve_speed.csv")),
                   read_csv(os.path.join(out, "solve_gemm.csv")), args.level)
+    gmres.section(d, read_csv(os.path.join(out, "gmres.csv")),
+                  stream["read"] * 1e9 if "read" in stream else None, rates, args.level)
 
     d.h(2, "Files")
     files = sorted(f for f in os.listdir(out) if f.endswith((".csv", ".json", ".png")))
