@@ -1,6 +1,7 @@
 // Accessor SpMV: accuracy against MPFR on real matrices, BLAS alpha/beta semantics,
 // transpose, CSR/ELL and row/load-balanced agreement, argument checks, conversions, and
-// the row kernel's block loads of 16-bit values bit for bit against the scalar sum.
+// the block loads of 16-bit and scaled values (row, merge-path and ELL kernels) bit for bit
+// against the scalar sum.
 #include <gtest/gtest.h>
 #include <kacc/sparse/ell_matrix.hpp>
 #include <kacc/sparse/spmv.hpp>
@@ -457,8 +458,7 @@ namespace {
 // block and the last row is long or short), random columns and values; y from the row
 // kernel must have the bits of the plain loop: each row's products of the stored values
 // and x added one by one in Acc, in column order.
-template <class Format, class Acc>
-void check_row_blocks_same_bits(bool longest_last) {
+ks::CooMatrix rows_of_every_length(bool longest_last) {
   ks::CooMatrix a;
   a.num_rows = 41;
   a.num_cols = 97;
@@ -472,6 +472,12 @@ void check_row_blocks_same_bits(bool longest_last) {
       a.val.push_back(value(gen));
     }
   }
+  return a;
+}
+
+template <class Format, class Acc>
+void check_row_blocks_same_bits(bool longest_last) {
+  const auto a = rows_of_every_length(longest_last);
   const auto m = ks::make_csr<double, Format>(a);
   const auto x = random_vector(97, 5);
   auto xd = device_copy<Vec>(x, "x");
@@ -504,6 +510,48 @@ TEST(SparseSpmv, RowKernelBlockLoadsGiveTheBitsOfThePlainLoop) {
     check_row_blocks_same_bits<float, kacc::double_double>(longest_last);
     check_row_blocks_same_bits<kacc::scaled<std::int16_t>, double>(longest_last);
     check_row_blocks_same_bits<kacc::scaled<std::int8_t>, kacc::compensated<double>>(longest_last);
+  }
+}
+
+namespace {
+// The merge-path pieces (8 on 2 threads, so rows are cut between threads) and the ELL rows
+// sum runs of stored values; where the format has SIMD block loads they are decoded in
+// blocks first. y must have the bits of the same kernel on an fp64 copy of the stored
+// values, which reads them one by one.
+template <class Format, class Acc>
+void check_blocks_same_bits_as_fp64_copy(bool longest_last) {
+  auto a = rows_of_every_length(longest_last);
+  const auto m = ks::make_csr<double, Format>(a);
+  a.val = host_copy(m.values());
+  const auto m64 = ks::make_csr<double>(a);
+  const auto x = device_copy<Vec>(random_vector(97, 5), "x");
+  auto same_bits = [&](const char* kernel, const auto& got, const auto& want) {
+    for (std::size_t r = 0; r < want.size(); ++r) {
+      EXPECT_EQ(kacc::bit_cast<std::uint64_t>(got[r]), kacc::bit_cast<std::uint64_t>(want[r]))
+          << kernel << ", " << kacc::format_name<Format>() << " row " << r << ": " << got[r]
+          << ", fp64 copy " << want[r];
+    }
+  };
+  Vec y("y", 41), y64("y64", 41);
+  ks::spmv<double, Acc>("N", 1.0, m, x, 0.0, y, ks::SpmvAlgorithm::load_balanced);
+  ks::spmv<double, Acc>("N", 1.0, m64, x, 0.0, y64, ks::SpmvAlgorithm::load_balanced);
+  same_bits("load_balanced", host_copy(y), host_copy(y64));
+  ks::spmv<double, Acc>("N", 1.0, ks::ell_from_csr(m, 100.0), x, 0.0, y);
+  ks::spmv<double, Acc>("N", 1.0, ks::ell_from_csr(m64, 100.0), x, 0.0, y64);
+  same_bits("ell", host_copy(y), host_copy(y64));
+}
+}  // namespace
+
+TEST(SparseSpmv, LoadBalancedAndEllBlockLoadsGiveTheBitsOfAnFp64Copy) {
+  for (bool longest_last : {true, false}) {
+    check_blocks_same_bits_as_fp64_copy<kacc::fp16, double>(longest_last);
+    check_blocks_same_bits_as_fp64_copy<kacc::bf16, double>(longest_last);
+    check_blocks_same_bits_as_fp64_copy<kacc::fp16, kacc::compensated<double>>(longest_last);
+    check_blocks_same_bits_as_fp64_copy<float, double>(longest_last);
+    check_blocks_same_bits_as_fp64_copy<kacc::bf16, kacc::double_double>(longest_last);
+    check_blocks_same_bits_as_fp64_copy<kacc::scaled<std::int16_t>, double>(longest_last);
+    check_blocks_same_bits_as_fp64_copy<kacc::scaled<std::int8_t>, kacc::compensated<double>>(
+        longest_last);
   }
 }
 

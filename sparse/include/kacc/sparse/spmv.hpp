@@ -13,7 +13,7 @@
 /// CSR kernels (one templated source each, for every format):
 ///   - row: on CPUs one thread per row, the row's sum in a register (values in a format
 ///     with SIMD block loads on this host are decoded up to 32 at a time first, same bits,
-///     see csr_row_sum); with exact<double> or double_double sums (fp64 arithmetic), 16
+///     see row_sum); with exact<double> or double_double sums (fp64 arithmetic), 16
 ///     rows side by side per thread, each exact row sum in a floating-point expansion of a
 ///     few doubles rounded once, a long accumulator only for rows the expansion cannot hold
 ///     or round (csr_rows_side_by_side: same bits as a long accumulator per row); on GPUs
@@ -22,7 +22,10 @@
 ///     vector reduction;
 ///   - load_balanced: merge-path (Merrill & Garland): the path through rows and nonzeros
 ///     is cut in equal pieces, so a row of 10^5 entries is shared by several threads;
-///     partial sums of cut rows are carried to a fix-up pass that rounds each y entry once.
+///     partial sums of cut rows are carried to a fix-up pass that rounds each y entry once;
+///     a piece's runs of entries are summed as the row kernel sums a row (row_sum).
+/// ELL kernel: one thread per row; on the host a row's slots are adjacent and summed by
+/// row_sum too.
 /// SpmvAlgorithm::automatic picks load_balanced when the rows are irregular (longest row
 /// > 8x the mean, or coefficient of variation of the row lengths > 1), else row.
 /// Transpose ("T"): each row scatters its products with atomic adds into an Arith
@@ -113,20 +116,25 @@ constexpr int csr_team_rows = 8;
 constexpr int csr_block = 8;
 constexpr int csr_stage = 32;
 
-/// Adds the products of row entries [k, end) to sum in order. Where the values' format has
-/// SIMD block loads on this host, up to csr_stage values are first decoded into a buffer
-/// (csr_block at a time; a block may take values past the row's end, never past the
-/// array's, and leaves them unused), and a loop of the plain loop's shape then adds the
-/// products: one product per iteration into the loop-carried sum, so a compiler treats
-/// it as it treats the plain loop (GCC tuned for AMD cores, --param avoid-fma-max-bits,
-/// fuses the multiply into that add only outside such single-block loops) and the sum has
-/// the plain loop's bits. A function of its own: device lambdas may not first capture a
-/// variable inside an if constexpr branch (nvcc).
+/// Adds the products of entries [k, end) of values and entries, which lie side by side in
+/// memory (a CSR row, a merge-path piece of one, a host ELL row), to sum in order. Where
+/// the values' format has SIMD block loads on this host (scaled formats aside: their
+/// plain loop, an integer conversion and a product per value, measured faster), up to
+/// csr_stage values are first decoded into a buffer (csr_block at a time; a block may take
+/// values past the row's end, never past the array's, and leaves them unused), and a loop
+/// of the plain loop's shape then adds the products: one product per iteration into the
+/// loop-carried sum, so a compiler treats it as it treats the plain loop (GCC tuned for AMD
+/// cores, --param avoid-fma-max-bits, fuses the multiply into that add only outside such
+/// single-block loops) and the sum has the plain loop's bits. A function of its own: device
+/// lambdas may not first capture a variable inside an if constexpr branch (nvcc); forced
+/// inline, because GCC 12 called it once per row from the merge-path kernel (fp16 values of
+/// the 4 M-row power-law matrix: 205-213 ms called, 145-164 ms inlined, 2 threads).
 template <class T, class Acc, class Values, class Entries, class X>
-KOKKOS_INLINE_FUNCTION void csr_row_sum(const Values& values, const Entries& entries, const X& x,
-                                        index_type k, const index_type end, Acc& sum) {
+KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& entries, const X& x,
+                                         index_type k, const index_type end, Acc& sum) {
   using traits = accumulator_traits<Acc>;
-  if constexpr (kacc::Impl::block_load_vectorised_v<Values>) {
+  if constexpr (kacc::Impl::block_load_vectorised_v<Values> &&
+                !kacc::Impl::single_scale_v<Values>) {
     constexpr int W = csr_block;
     const index_type size = static_cast<index_type>(values.extent(0));
     while (k < end) {
@@ -275,7 +283,7 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
         label, kacc::Impl::range(exec, 0, rows), KOKKOS_LAMBDA(const index_type i) {
           Acc sum = traits::zero();
           const index_type end = row_map(i + 1);
-          csr_row_sum<T>(values, entries, x, index_type(row_map(i)), end, sum);
+          row_sum<T>(values, entries, x, index_type(row_map(i)), end, sum);
           update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
         });
   } else {
@@ -361,8 +369,8 @@ void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, 
         Acc sum = traits::zero();
         for (; i < i1; ++i) {
           const index_type end = row_map(i + 1);
-          for (; j < end; ++j)
-            traits::add_product(sum, convert<T>(values(j)), convert<T>(x(entries(j))));
+          row_sum<T>(values, entries, x, j, end, sum);
+          j = end;
           if (i == i0 && started_mid) {
             head(t) = sum;
             head_row(t) = i;
@@ -371,8 +379,7 @@ void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, 
           }
           sum = traits::zero();
         }
-        for (; j < j1; ++j)
-          traits::add_product(sum, convert<T>(values(j)), convert<T>(x(entries(j))));
+        row_sum<T>(values, entries, x, j, j1, sum);
         carry_row(t) = i1;
         carry(t) = sum;
       });
@@ -399,8 +406,25 @@ struct ell_arrays {
   }
 };
 
-/// ELL: one thread per row; the slots of consecutive rows are adjacent, so consecutive
-/// threads read consecutive memory on GPUs.
+/// Adds the products of row i's width slots to sum in slot order. A function of its own
+/// for the reason row_sum is one (nvcc's captures in if constexpr branches).
+template <class T, class M, class X, class Acc>
+KOKKOS_INLINE_FUNCTION void ell_row_sum(const ell_arrays<M>& ell, const X& x, const index_type i,
+                                        const index_type width, Acc& sum) {
+  if constexpr (M::row_major) {
+    row_sum<T>(ell.values, ell.entries, x, i * width, (i + 1) * width, sum);
+  } else {
+    using traits = accumulator_traits<Acc>;
+    for (index_type k = 0; k < width; ++k) {
+      const std::size_t s = ell.slot(i, k);
+      traits::add_product(sum, convert<T>(ell.values(s)), convert<T>(x(ell.entries(s))));
+    }
+  }
+}
+
+/// ELL: one thread per row. On GPUs the slots of consecutive rows are adjacent, so
+/// consecutive threads read consecutive memory; on the host a row's slots are adjacent, so
+/// its thread sums them by row_sum (block loads where the format has SIMD ones).
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
@@ -410,10 +434,7 @@ void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
         Acc sum = traits::zero();
-        for (index_type k = 0; k < width; ++k) {
-          const std::size_t s = ell.slot(i, k);
-          traits::add_product(sum, convert<T>(ell.values(s)), convert<T>(x(ell.entries(s))));
-        }
+        ell_row_sum<T>(ell, x, i, width, sum);
         update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
       });
 }
