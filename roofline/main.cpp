@@ -440,8 +440,8 @@ int main(int argc, char* argv[]) {
     // iterations. With no FMAs (0 iterations) the bandwidth roof alone bounds it.
     auto compute_roof = [&](const std::string& arith, int iterations) {
       const double peak = arith == "fp64" ? peak64.best() : arith == "fp32" ? peak32.best() : NAN;
-      if (iterations == 0 || std::isnan(peak))
-        return std::isnan(peak) ? peak : std::numeric_limits<double>::infinity();
+      if (std::isnan(peak)) return peak;
+      if (iterations == 0) return std::numeric_limits<double>::infinity();
       return peak * static_cast<double>(kacc_roofline::flops_per_value(iterations)) /
              (2.0 * kacc_roofline::chains * iterations);
     };
@@ -592,8 +592,7 @@ int main(int argc, char* argv[]) {
     checks.push_back({"fp32 plateau / FMA peak", plateau32 / peak32.best(), ">= 0.90",
                       plateau32 / peak32.best() >= 0.9, plateau_note});
 
-    // The roof check: no point's median above min(compute roof, bandwidth roof x FLOPs/byte)
-    // (the compute roof as compute_roof says)
+    // The roof check: no point's median above min(compute_roof, bandwidth roof x FLOPs/byte)
     // by more than the tolerance. Roofs are best samples and points medians: a roof must bound
     // what the kernel typically does, and one lucky repetition of a millisecond-long launch
     // (timer and scheduler noise on a shared machine) must not fail it. A point without a
