@@ -6,7 +6,8 @@
 // format. Configurations are interleaved repetition by repetition at each intensity, so
 // a noisy machine shifts them all alike. The roofs are measured in the same run,
 // independently of the kernel: STREAM (the highest memory traffic, write-allocate
-// included) and a register-resident FMA probe with enough independent chains to cover
+// included, before and after the sweep, and STREAM's in-place update once per repetition
+// along it) and a register-resident FMA probe with enough independent chains to cover
 // FMA latency x throughput (kacc_roofline::fma_peak_probe). A measured point more than 5%
 // above a roof means a roof does not bound: it is reported, marked in the summary, and
 // the program exits with status 2.
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -162,6 +164,58 @@ class fma_peak {
 };
 
 // ---------------------------------------------------------------------------------------
+// The bandwidth roof along the sweep: STREAM's in-place update, the roofline kernel's own
+// access pattern, over the sweep's own buffer.
+
+/// values(i) ^= mask, which with a mask of 0 that the compiler cannot see reads and writes
+/// every line and leaves the data as it was. (A CUDA kernel's functor must not be a private
+/// member.)
+struct xor_in_place {
+  Kokkos::View<std::uint64_t*, Mem, Unmanaged> values;
+  std::uint64_t mask;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { values(i) = values(i) ^ mask; }
+};
+
+// Samples of the update's memory traffic, taken once per repetition of the sweep, on the
+// pages the points use: STREAM's arrays are other allocations, measured before and after
+// the sweep, and this machine's bandwidth moves within seconds (one quick run: STREAM's
+// update 51-72 GB/s at the two ends). As for the FMA probe, the best sample is the roof.
+class update_peak {
+ public:
+  /// Samples will update the 8-byte words of `buffer` in place without changing them.
+  explicit update_peak(const Kokkos::View<char*, Mem>& buffer)
+      : update_{decltype(xor_in_place::values)(reinterpret_cast<std::uint64_t*>(buffer.data()),
+                                               buffer.extent(0) / sizeof(std::uint64_t)),
+                0} {}
+
+  /// Times one in-place update of the buffer and keeps its traffic (GB/s, a read and a
+  /// write per word).
+  void sample() {
+    Kokkos::fence();
+    Kokkos::Timer t;
+    Kokkos::parallel_for("kacc_roofline::update_peak",
+                         Kokkos::RangePolicy<Exec>(0, update_.values.extent(0)), update_);
+    Kokkos::fence();
+    const double seconds = t.seconds();
+    rates_.push_back(2.0 * static_cast<double>(update_.values.extent(0) * sizeof(std::uint64_t)) /
+                     seconds * 1e-9);
+  }
+
+  /// The best sample (GB/s), or NaN before the first.
+  double best() const {
+    return rates_.empty() ? NAN : *std::max_element(rates_.begin(), rates_.end());
+  }
+  /// The median sample (GB/s).
+  double median() const { return kacc_perf::median(rates_); }
+  /// How many samples were taken.
+  std::size_t samples() const { return rates_.size(); }
+
+ private:
+  xor_in_place update_;
+  std::vector<double> rates_;
+};
+
+// ---------------------------------------------------------------------------------------
 // Options.
 
 // The last-level cache one core sees, from sysfs (sysconf can report the whole package's
@@ -238,10 +292,11 @@ settings parse(int argc, char** argv, const kacc_perf::options& o) {
   const int top = o.run_level == kacc_perf::level::full ? kacc_roofline::max_iterations : 64;
   if (o.run_level == kacc_perf::level::quick) {
     // Quick is a check of the pipeline, yet its roof check is enforced like the default
-    // level's: the buffer stays out of cache (at 2x the LLC part of it stayed in the victim L3
-    // and points ran above the DRAM roof), only the sweep is short: it stops at 16
-    // iterations, already compute-bound in every configuration (64 took 40% of the time).
-    s.bytes = std::max(std::size_t(64) << 20, 4 * llc);
+    // level's: the buffer stays out of cache (at 4x the LLC points at 0 iterations still ran
+    // up to 1.1x above the memory roof in 3 of 8 runs, at 8x none in 8), only the sweep is
+    // short: it stops at 16 iterations, already compute-bound in every configuration (64
+    // took 40% of the time).
+    s.bytes = std::max(std::size_t(64) << 20, 8 * llc);
     s.iterations = {0, 1, 4, 16};
     s.reps = 3;
   } else {
@@ -360,6 +415,7 @@ int main(int argc, char* argv[]) {
     // the first configuration's initialisation (same split as the kernel).
     Kokkos::View<char*, Mem> buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "roofline"),
                                     set.bytes);
+    update_peak sweep_update(buffer);
     std::vector<std::unique_ptr<configuration>> configs;
     for (const auto& name : set.configs) {
       for (const auto& k : known) {
@@ -406,6 +462,7 @@ int main(int argc, char* argv[]) {
         }
         peak64.sample();  // the roofs sampled all along the sweep, not only at its ends
         peak32.sample();
+        sweep_update.sample();
         predicted_done += predicted(k);
         const double elapsed = wall.seconds() - sweep_start;
         const double left = elapsed / predicted_done * (predicted_total - predicted_done);
@@ -425,13 +482,14 @@ int main(int argc, char* argv[]) {
 
     // Roofs and balance. The kernel's counted bytes are all the bytes it moves (it reads
     // each value and writes it back to the line it just read), so its roof is the highest
-    // memory traffic STREAM sustained, write-allocate included; best repetitions, as the
-    // compute roof.
+    // memory traffic STREAM sustained, write-allocate included, or the update along the
+    // sweep; best repetitions, as the compute roof.
     const double read = 0.5 * (stream_start.read_gbs + stream_end.read_gbs);
     const double copy = 0.5 * (stream_start.copy_gbs + stream_end.copy_gbs);
     const double triad = 0.5 * (stream_start.triad_gbs + stream_end.triad_gbs);
     const double update = 0.5 * (stream_start.update_gbs + stream_end.update_gbs);
-    const double bw = std::max(stream_start.traffic_roof_gbs(), stream_end.traffic_roof_gbs());
+    const double bw = std::max(
+        {stream_start.traffic_roof_gbs(), stream_end.traffic_roof_gbs(), sweep_update.best()});
     const double balance64 = peak64.best() / bw, balance32 = peak32.best() / bw;
     // A point's compute roof: the FMA probe bounds the rate of the kernel's FMAs only. Its
     // other FLOPs (the mean of the chains) may issue on adders of their own (Zen 5 has two
@@ -504,6 +562,8 @@ int main(int argc, char* argv[]) {
            << fmt(s.triad_gbs_max * kacc_perf::stream_result::triad_write_allocate, 6) << ','
            << s.bytes_per_array << '\n';
     }
+    scsv << "sweep,update," << fmt(sweep_update.median(), 6) << ',' << fmt(sweep_update.best(), 6)
+         << ',' << set.bytes / sizeof(std::uint64_t) * sizeof(std::uint64_t) << '\n';
 
     // roofline_summary.csv: one row per target of the issue.
     std::vector<check> checks;
@@ -660,11 +720,15 @@ int main(int argc, char* argv[]) {
         {"last_level_cache_bytes_sysfs", std::to_string(llc)},
         {"stream_start", stream_json(stream_start)},
         {"stream_end", stream_json(stream_end)},
+        {"sweep_update_gbs_best", fmt(sweep_update.best(), 6)},
+        {"sweep_update_gbs_median", fmt(sweep_update.median(), 6)},
+        {"sweep_update_samples", std::to_string(sweep_update.samples())},
         {"bandwidth_roof_gbs", fmt(bw, 6)},
         {"bandwidth_roof_definition",
          "best repetition of the highest memory traffic: STREAM read, in-place update, and "
-         "copy/triad including write-allocate (McCalpin's copy/triad counts are in "
-         "stream_start/stream_end as copy_gbs/triad_gbs)"},
+         "copy/triad including write-allocate before and after the sweep (McCalpin's "
+         "copy/triad counts are in stream_start/stream_end as copy_gbs/triad_gbs), and "
+         "STREAM's in-place update of the sweep's buffer once per repetition along the sweep"},
         {"fma_peak_definition",
          "register-resident FMA probe, " +
              std::to_string(kacc_roofline::fma_peak_probe<double>::accumulators) +
@@ -704,9 +768,10 @@ int main(int argc, char* argv[]) {
     std::printf(
         "bandwidth roof %.1f GB/s: best memory traffic, write-allocate included (STREAM medians "
         "as McCalpin counts: read %.1f, copy %.1f, triad %.1f, update %.1f; with write-allocate "
-        "copy %.1f, triad %.1f)\n",
+        "copy %.1f, triad %.1f; update along the sweep %.1f, best %.1f)\n",
         bw, read, copy, triad, update, copy * kacc_perf::stream_result::copy_write_allocate,
-        triad * kacc_perf::stream_result::triad_write_allocate);
+        triad * kacc_perf::stream_result::triad_write_allocate, sweep_update.median(),
+        sweep_update.best());
     std::printf(
         "FMA peak (register-resident probe, best) fp64 %.1f GFLOP/s, fp32 %.1f GFLOP/s; machine "
         "balance fp64 %.2f, fp32 %.2f FLOPs/byte\n",
