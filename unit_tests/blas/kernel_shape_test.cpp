@@ -158,7 +158,7 @@ std::vector<double> wide_values(std::size_t n, std::uint64_t seed) {
 }
 
 template <class S, class Acc, class Layout>
-void expect_staged_same_bits() {
+void expect_staged_same_bits(const std::size_t rows = 37) {
   const std::size_t n = 1000;  // three 256-entry stages, then 16-lane blocks and a tail
   auto x = make_vector<HostVec<S>>(wide_values(n, 21));
   auto y = make_vector<HostVec<S>>(wide_values(n, 22));
@@ -166,7 +166,6 @@ void expect_staged_same_bits() {
   const double d = kacc::blas::dot<double, Acc>(Host(), x, y);
   const double d64 = kacc::blas::dot<double, Acc>(Host(), x64, y64);
   EXPECT_EQ(d, d64) << kacc::format_name<S>();
-  const std::size_t rows = 37;
   auto A = make_matrix<HostMat<S, Layout>>(wide_values(rows * n, 23), rows, n);
   auto A64 = make_matrix<HostMat<double, Layout>>(stored(A), rows, n);
   // A (rows x n) with "N" and its transpose's storage with "T" both reduce along n.
@@ -187,11 +186,12 @@ void expect_staged_same_bits() {
 }
 
 // The column-walking GEMV shapes (LayoutLeft "N", LayoutRight "T": the host axpy shape),
-// whose 16-bit columns are staged host_lanes rows at a time: 1000 rows (chunks and a
-// partial group of 16) by 37 columns (groups of four and a remainder).
+// whose 16-bit columns are staged host_lanes rows at a time: by default 1000 rows (chunks
+// and a partial group of 16) by 37 columns (groups of four and a remainder). Chunks hold
+// more rows for narrower formats (4096 of 2 bytes, 1024 of fp64), so tall matrices give
+// the same bits from chunks of different heights.
 template <class S, class Acc, class Layout>
-void expect_staged_axpy_same_bits() {
-  const std::size_t rows = 1000, n = 37;
+void expect_staged_axpy_same_bits(const std::size_t rows = 1000, const std::size_t n = 37) {
   auto x = make_vector<HostVec<S>>(wide_values(n, 24));
   auto x64 = make_vector<Plain>(stored(x));
   const bool trans = std::is_same<Layout, Kokkos::LayoutRight>::value;
@@ -211,11 +211,22 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_axpy_same_bits<kacc::bf16, double, Kokkos::LayoutRight>();
   expect_staged_axpy_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
   expect_staged_axpy_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
+  // Two full chunks of 4096 rows per thread, and a short one.
+  const std::size_t tall = 2 * static_cast<std::size_t>(Host().concurrency()) * 4096 + 37;
+  expect_staged_axpy_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>(tall, 6);
+  expect_staged_axpy_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutRight>(tall, 5);
+  expect_staged_axpy_same_bits<float, double, Kokkos::LayoutLeft>(tall, 7);
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::bf16, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
+  // Enough rows for the host dot shape to take kacc::blas::Impl::staged_rows of them side
+  // by side, and a last, partial group.
+  const std::size_t grouped =
+      4 * kacc::blas::Impl::staged_rows * static_cast<std::size_t>(Host().concurrency()) + 5;
+  expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>(grouped);
+  expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>(grouped);
   // Scaled vectors (one scale) stage x and y through their SIMD block loads; the matrices,
   // one scale per column (the default), take the plain loops.
   expect_staged_same_bits<kacc::scaled<std::int16_t>, double, Kokkos::LayoutRight>();

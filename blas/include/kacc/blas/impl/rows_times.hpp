@@ -61,13 +61,28 @@ inline constexpr bool exact_products_v =
     kacc::Impl::exact_products_v<typename matrix_format<M>::type, format_t<X>>;
 
 /// Whether the host axpy shape stages M's columns through block loads: formats with SIMD
-/// block loads on this host, except fp16, whose scalar F16C decode GCC vectorises whole in the
-/// plain column loop. Staged, fp16's LayoutLeft-N GEMV measured 2x slower than the plain loop
-/// (16384^2, 2 threads, 45 against 23 ms) and its LayoutRight-T at most 10-15% faster; bf16
-/// staged took 0.85x (LayoutLeft-N) and 0.5x (LayoutRight-T) of its plain loop's time.
+/// block loads on this host. fp16's plain loop decodes with integer operations (exact under
+/// denormals-are-zero), which cost more than the block loads' vcvtph2ps: GEMV with fp16
+/// storage, 16384^2, 2 threads, LayoutLeft-N 64-74 ms plain against 34-40 ms staged.
 template <class M>
-inline constexpr bool axpy_staged_v =
-    M::vectorised_loads && !std::is_same<typename matrix_format<M>::type, kacc::fp16>::value;
+inline constexpr bool axpy_staged_v = M::vectorised_loads;
+
+/// Most rows one host thread keeps partial sums for in the host axpy shape: a chunk reads
+/// about 8 KiB of each column it walks (1024 fp64 entries, 4096 fp16 ones), at most 4096 rows.
+/// Shorter runs per column cost 2-byte formats a third of their time (fp16 at 16384^2,
+/// 2 threads: 1024 rows 36-42 ms, 2048 rows 25-28 ms).
+template <class Format>
+constexpr index_type axpy_rows_for() {
+  if constexpr (std::is_void<Format>::value) {
+    return host_chunk_rows;
+  } else {
+    constexpr index_type rows = 8192 / sizeof(typename format_traits<Format>::storage_type);
+    return rows < host_chunk_rows ? host_chunk_rows : rows > 4096 ? index_type(4096) : rows;
+  }
+}
+/// axpy_rows_for the storage format of M (host_chunk_rows for other kinds of M).
+template <class M>
+inline constexpr index_type axpy_rows_v = axpy_rows_for<typename matrix_format<M>::type>();
 
 /// Whether the host dot shape stages M and x through block loads: when either has SIMD
 /// conversions on this host, except an x of a scaled format, whose plain loop (an integer
@@ -78,25 +93,34 @@ inline constexpr bool rows_staged_v = M::vectorised_loads ||
                                       (kacc::Impl::block_load_vectorised_v<X> &&
                                        !kacc::Impl::single_scale_v<X>);
 
-/// The staged part of row i of the host dot shape: while a whole stage of block_stage
-/// entries is left in [k, k1), converts it through block loads and adds its products to
-/// lane[entry % host_lanes], in the plain loop's order. Returns the first entry not added
-/// (k itself when neither M nor x is staged). A function of its own: device lambdas may not
-/// first capture a variable inside an if constexpr branch (nvcc).
-template <class Arith, class Acc, class M, class X>
+/// Rows one work item of the host dot shape sums side by side when it stages: each stage of
+/// x, converted once, serves them all, and their runs of M keep more loads in flight. GEMV
+/// with fp16 or bf16 storage, 16384^2, LayoutRight-N, 2 threads: 40 ms a row at a time,
+/// 24 ms four rows, 20 ms eight (same bits).
+constexpr int staged_rows = 8;
+
+/// The staged part of rows i .. i + R - 1 of the host dot shape: while a whole stage of
+/// block_stage entries is left in [k, k1), converts x's stage through block loads once and
+/// each row's stage of M in turn, adding the products to lane[r][entry % host_lanes] in the
+/// plain loop's order. Returns the first entry not added (k itself when neither M nor x is
+/// staged). A function of its own: device lambdas may not first capture a variable inside
+/// an if constexpr branch (nvcc).
+template <int R, class Arith, class Acc, class M, class X>
 KOKKOS_INLINE_FUNCTION index_type rows_dot_staged(const M& m, const X& x, const index_type i,
-                                                  index_type k, const index_type k1, Acc* lane) {
+                                                  index_type k, const index_type k1,
+                                                  Acc (*lane)[host_lanes]) {
   if constexpr (rows_staged_v<M, X>) {
     using traits = accumulator_traits<Acc>;
     constexpr int S = kacc::Impl::block_stage, L = host_lanes;
     for (; k + S <= k1; k += S) {
-      Arith ms[S], xs[S];
-      for (int j = 0; j < S; j += L) {
-        m.template load_along_k<L>(i, k + j, ms + j);
-        kacc::Impl::load_block<L>(x, k + j, xs + j);
+      Arith xs[S];
+      for (int j = 0; j < S; j += L) kacc::Impl::load_block<L>(x, k + j, xs + j);
+      for (int r = 0; r < R; ++r) {
+        Arith ms[S];
+        for (int j = 0; j < S; j += L) m.template load_along_k<L>(i + r, k + j, ms + j);
+        for (int j = 0; j < S; j += L)
+          for (int l = 0; l < L; ++l) traits::add_product(lane[r][l], ms[j + l], xs[j + l]);
       }
-      for (int j = 0; j < S; j += L)
-        for (int l = 0; l < L; ++l) traits::add_product(lane[l], ms[j + l], xs[j + l]);
     }
   } else {
     (void)m, (void)x, (void)i, (void)k1, (void)lane;
@@ -203,14 +227,48 @@ void rows_dot_host_double_double(const std::string& label, const Exec& exec, con
       });
 }
 
-/// Host dot shape: one thread per row, each row a lane-split dot product so the inner
+/// Rows [i0, i1) of the host dot shape in groups of R rows, one group per work item: the
+/// staged part of a whole group side by side (rows_dot_staged), then each row's rest in the
+/// plain loop (16 lanes, as the stages add), its lanes summed pairwise.
+template <int R, class Arith, class Acc, class Exec, class M, class X, class Out>
+void rows_dot_host_groups(const std::string& label, const Exec& exec, const M& m,
+                          const index_type i0, const index_type i1, const index_type k0,
+                          const index_type k1, const X& x, const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, (i1 - i0 + R - 1) / R), KOKKOS_LAMBDA(const index_type g) {
+        const index_type first = i0 + g * R;
+        const int rows = first + R <= i1 ? R : static_cast<int>(i1 - first);
+        Acc lane[R][host_lanes];
+        for (int r = 0; r < R; ++r)
+          for (int l = 0; l < host_lanes; ++l) lane[r][l] = traits::zero();
+        const index_type staged =
+            rows == R ? rows_dot_staged<R, Arith>(m, x, first, k0, k1, lane) : k0;
+        for (int r = 0; r < rows; ++r) {
+          const index_type i = first + r;
+          index_type k = rows == R ? staged : rows_dot_staged<1, Arith>(m, x, i, k0, k1, lane + r);
+          for (; k + host_lanes <= k1; k += host_lanes) {
+            for (int l = 0; l < host_lanes; ++l)
+              traits::add_product(lane[r][l], convert<Arith>(m(i, k + l)),
+                                  convert<Arith>(x(k + l)));
+          }
+          for (int l = 0; k + l < k1; ++l)
+            traits::add_product(lane[r][l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
+          for (int w = host_lanes / 2; w > 0; w /= 2)
+            for (int l = 0; l < w; ++l) traits::join(lane[r][l], lane[r][l + w]);
+          out(i, static_cast<Arith>(traits::result(lane[r][0])));
+        }
+      });
+}
+
+/// Host dot shape: one work item per row, each row a lane-split dot product so the inner
 /// loop vectorises without reassociation flags. Formats with SIMD conversions on this
 /// host are first converted block_stage entries at a time through block loads, because
-/// compilers do not vectorise their scalar conversions inside this reduction.
+/// compilers do not vectorise their scalar conversions inside this reduction, and then a
+/// work item takes staged_rows rows side by side.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
-  using traits = accumulator_traits<Acc>;
   if constexpr (kacc::Impl::uses_exact_lanes_v<Acc, Arith>) {
     constexpr bool exact_products = exact_products_v<M, X>;
     Kokkos::parallel_for(
@@ -232,32 +290,26 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
     rows_dot_host_double_double<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
     return;
   }
-  Kokkos::parallel_for(
-      label, kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
-        Acc lane[host_lanes];
-        for (int l = 0; l < host_lanes; ++l) lane[l] = traits::zero();
-        index_type k = k0;
-        k = rows_dot_staged<Arith>(m, x, i, k, k1, lane);
-        for (; k + host_lanes <= k1; k += host_lanes) {
-          for (int l = 0; l < host_lanes; ++l)
-            traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
-        }
-        for (int l = 0; k + l < k1; ++l)
-          traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
-        for (int w = host_lanes / 2; w > 0; w /= 2)
-          for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
-        out(i, static_cast<Arith>(traits::result(lane[0])));
-      });
+  if constexpr (rows_staged_v<M, X>) {
+    // Rows side by side only where every thread still gets several groups of them (the
+    // GMRES basis's V^T w has at most a few hundred rows).
+    const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
+    if (i1 - i0 >= 4 * staged_rows * threads) {
+      rows_dot_host_groups<staged_rows, Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
+      return;
+    }
+  }
+  rows_dot_host_groups<1, Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
 }
 
 /// Rows per thread's chunk in the host axpy shapes: two chunks per thread, a multiple of 16,
-/// at most host_chunk_rows.
-template <class Exec>
+/// at most MaxRows.
+template <index_type MaxRows = host_chunk_rows, class Exec>
 index_type axpy_chunk_rows(const Exec& exec, const index_type rows) {
   const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
   index_type chunk = (rows + 2 * threads - 1) / (2 * threads);
   chunk = ((chunk + 15) / 16) * 16;
-  if (chunk > host_chunk_rows) chunk = host_chunk_rows;
+  if (chunk > MaxRows) chunk = MaxRows;
   return chunk < 16 ? 16 : chunk;
 }
 
@@ -482,14 +534,15 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
     rows_axpy_host_double_double<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
     return;
   }
-  const index_type chunk = axpy_chunk_rows(exec, i1 - i0);
+  constexpr index_type max_rows = axpy_rows_v<M>;
+  const index_type chunk = axpy_chunk_rows<max_rows>(exec, i1 - i0);
   const index_type chunks = (i1 - i0 + chunk - 1) / chunk;
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type c) {
         const index_type r0 = i0 + c * chunk;
         const index_type r1 = r0 + chunk < i1 ? r0 + chunk : i1;
         const index_type nr = r1 - r0;
-        Acc acc[host_chunk_rows];
+        Acc acc[max_rows];
         for (index_type r = 0; r < nr; ++r) acc[r] = traits::zero();
         index_type k = k0;
         for (; k + 4 <= k1; k += 4) {
