@@ -157,9 +157,9 @@ std::vector<double> wide_values(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
+// By default three 256-entry stages, then 16-lane blocks and a tail.
 template <class S, class Acc, class Layout>
-void expect_staged_same_bits(const std::size_t rows = 37) {
-  const std::size_t n = 1000;  // three 256-entry stages, then 16-lane blocks and a tail
+void expect_staged_same_bits(const std::size_t rows = 37, const std::size_t n = 1000) {
   auto x = make_vector<HostVec<S>>(wide_values(n, 21));
   auto y = make_vector<HostVec<S>>(wide_values(n, 22));
   auto x64 = make_vector<Plain>(stored(x)), y64 = make_vector<Plain>(stored(y));
@@ -221,12 +221,12 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
-  // Enough rows for the host dot shape to take kacc::blas::Impl::staged_rows of them side
-  // by side, and a last, partial group.
+  // Rows many and long enough for the host dot shape to take kacc::blas::Impl::staged_rows
+  // of them side by side (nine stages, blocks and a tail), and a last, partial group.
   const std::size_t grouped =
       4 * kacc::blas::Impl::staged_rows * static_cast<std::size_t>(Host().concurrency()) + 5;
-  expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>(grouped);
-  expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>(grouped);
+  expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>(grouped, 2348);
+  expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>(grouped, 2348);
   // Scaled vectors (one scale) stage x and y through their SIMD block loads; the matrices,
   // one scale per column (the default), take the plain loops.
   expect_staged_same_bits<kacc::scaled<std::int16_t>, double, Kokkos::LayoutRight>();

@@ -99,33 +99,71 @@ inline constexpr bool rows_staged_v = M::vectorised_loads ||
 /// 24 ms four rows, 20 ms eight (same bits).
 constexpr int staged_rows = 8;
 
-/// The staged part of rows i .. i + R - 1 of the host dot shape: while a whole stage of
-/// block_stage entries is left in [k, k1), converts x's stage through block loads once and
-/// each row's stage of M in turn, adding the products to lane[r][entry % host_lanes] in the
-/// plain loop's order. Returns the first entry not added (k itself when neither M nor x is
-/// staged). A function of its own: device lambdas may not first capture a variable inside
-/// an if constexpr branch (nvcc).
-template <int R, class Arith, class Acc, class M, class X>
+/// The staged part of row i of the host dot shape: while a whole stage of block_stage
+/// entries is left in [k, k1), converts it through block loads and adds its products to
+/// lane[entry % host_lanes], in the plain loop's order. Returns the first entry not added
+/// (k itself when neither M nor x is staged). A function of its own: device lambdas may not
+/// first capture a variable inside an if constexpr branch (nvcc).
+template <class Arith, class Acc, class M, class X>
 KOKKOS_INLINE_FUNCTION index_type rows_dot_staged(const M& m, const X& x, const index_type i,
-                                                  index_type k, const index_type k1,
-                                                  Acc (*lane)[host_lanes]) {
+                                                  index_type k, const index_type k1, Acc* lane) {
   if constexpr (rows_staged_v<M, X>) {
     using traits = accumulator_traits<Acc>;
     constexpr int S = kacc::Impl::block_stage, L = host_lanes;
     for (; k + S <= k1; k += S) {
-      Arith xs[S];
-      for (int j = 0; j < S; j += L) kacc::Impl::load_block<L>(x, k + j, xs + j);
-      for (int r = 0; r < R; ++r) {
-        Arith ms[S];
-        for (int j = 0; j < S; j += L) m.template load_along_k<L>(i + r, k + j, ms + j);
-        for (int j = 0; j < S; j += L)
-          for (int l = 0; l < L; ++l) traits::add_product(lane[r][l], ms[j + l], xs[j + l]);
+      Arith ms[S], xs[S];
+      for (int j = 0; j < S; j += L) {
+        m.template load_along_k<L>(i, k + j, ms + j);
+        kacc::Impl::load_block<L>(x, k + j, xs + j);
       }
+      for (int j = 0; j < S; j += L)
+        for (int l = 0; l < L; ++l) traits::add_product(lane[l], ms[j + l], xs[j + l]);
     }
   } else {
     (void)m, (void)x, (void)i, (void)k1, (void)lane;
   }
   return k;
+}
+
+/// rows_dot_staged for the staged_rows rows from i side by side: each stage of x is
+/// converted once, then each row's stage of M in turn, its products added to
+/// lane[r][entry % host_lanes] in the plain loop's order. For formats that stage only.
+template <class Arith, class Acc, class M, class X>
+KOKKOS_INLINE_FUNCTION index_type rows_dot_staged_side_by_side(const M& m, const X& x,
+                                                               const index_type i, index_type k,
+                                                               const index_type k1,
+                                                               Acc (*lane)[host_lanes]) {
+  using traits = accumulator_traits<Acc>;
+  constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+  for (; k + S <= k1; k += S) {
+    Arith xs[S];
+    for (int j = 0; j < S; j += L) kacc::Impl::load_block<L>(x, k + j, xs + j);
+    for (int r = 0; r < staged_rows; ++r) {
+      Arith ms[S];
+      for (int j = 0; j < S; j += L) m.template load_along_k<L>(i + r, k + j, ms + j);
+      for (int j = 0; j < S; j += L)
+        for (int l = 0; l < L; ++l) traits::add_product(lane[r][l], ms[j + l], xs[j + l]);
+    }
+  }
+  return k;
+}
+
+/// Finishes row i of the host dot shape from entry k: the rest of its entries in the plain
+/// loop (16 lanes, as the stages add), then its lanes summed pairwise into out(i).
+template <class Arith, class Acc, class M, class X, class Out>
+KOKKOS_INLINE_FUNCTION void rows_dot_finish(const M& m, const X& x, const index_type i,
+                                            index_type k, const index_type k1, Acc* lane,
+                                            const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  for (; k + host_lanes <= k1; k += host_lanes) {
+    for (int l = 0; l < host_lanes; ++l)
+      traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
+  }
+  for (int l = 0; k + l < k1; ++l)
+    traits::add_product(lane[l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
+  for (int w = host_lanes / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
+  out(i, static_cast<Arith>(traits::result(lane[0])));
 }
 
 /// The staged part of one block of the host DOT: as rows_dot_staged, for x . y over
@@ -227,14 +265,15 @@ void rows_dot_host_double_double(const std::string& label, const Exec& exec, con
       });
 }
 
-/// Rows [i0, i1) of the host dot shape in groups of R rows, one group per work item: the
-/// staged part of a whole group side by side (rows_dot_staged), then each row's rest in the
-/// plain loop (16 lanes, as the stages add), its lanes summed pairwise.
-template <int R, class Arith, class Acc, class Exec, class M, class X, class Out>
-void rows_dot_host_groups(const std::string& label, const Exec& exec, const M& m,
-                          const index_type i0, const index_type i1, const index_type k0,
-                          const index_type k1, const X& x, const Out& out) {
+/// Rows [i0, i1) of the host dot shape staged_rows at a time, one group per work item: the
+/// staged part of a whole group side by side, then each row's rest (rows_dot_finish); a
+/// last, partial group row by row.
+template <class Arith, class Acc, class Exec, class M, class X, class Out>
+void rows_dot_host_side_by_side(const std::string& label, const Exec& exec, const M& m,
+                                const index_type i0, const index_type i1, const index_type k0,
+                                const index_type k1, const X& x, const Out& out) {
   using traits = accumulator_traits<Acc>;
+  constexpr int R = staged_rows;
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, (i1 - i0 + R - 1) / R), KOKKOS_LAMBDA(const index_type g) {
         const index_type first = i0 + g * R;
@@ -243,20 +282,12 @@ void rows_dot_host_groups(const std::string& label, const Exec& exec, const M& m
         for (int r = 0; r < R; ++r)
           for (int l = 0; l < host_lanes; ++l) lane[r][l] = traits::zero();
         const index_type staged =
-            rows == R ? rows_dot_staged<R, Arith>(m, x, first, k0, k1, lane) : k0;
+            rows == R ? rows_dot_staged_side_by_side<Arith>(m, x, first, k0, k1, lane) : k0;
         for (int r = 0; r < rows; ++r) {
           const index_type i = first + r;
-          index_type k = rows == R ? staged : rows_dot_staged<1, Arith>(m, x, i, k0, k1, lane + r);
-          for (; k + host_lanes <= k1; k += host_lanes) {
-            for (int l = 0; l < host_lanes; ++l)
-              traits::add_product(lane[r][l], convert<Arith>(m(i, k + l)),
-                                  convert<Arith>(x(k + l)));
-          }
-          for (int l = 0; k + l < k1; ++l)
-            traits::add_product(lane[r][l], convert<Arith>(m(i, k + l)), convert<Arith>(x(k + l)));
-          for (int w = host_lanes / 2; w > 0; w /= 2)
-            for (int l = 0; l < w; ++l) traits::join(lane[r][l], lane[r][l + w]);
-          out(i, static_cast<Arith>(traits::result(lane[r][0])));
+          const index_type k =
+              rows == R ? staged : rows_dot_staged<Arith>(m, x, i, k0, k1, lane[r]);
+          rows_dot_finish<Arith>(m, x, i, k, k1, lane[r], out);
         }
       });
 }
@@ -264,8 +295,8 @@ void rows_dot_host_groups(const std::string& label, const Exec& exec, const M& m
 /// Host dot shape: one work item per row, each row a lane-split dot product so the inner
 /// loop vectorises without reassociation flags. Formats with SIMD conversions on this
 /// host are first converted block_stage entries at a time through block loads, because
-/// compilers do not vectorise their scalar conversions inside this reduction, and then a
-/// work item takes staged_rows rows side by side.
+/// compilers do not vectorise their scalar conversions inside this reduction, and then, for
+/// many long rows, a work item takes staged_rows rows side by side.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
@@ -292,14 +323,22 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
   }
   if constexpr (rows_staged_v<M, X>) {
     // Rows side by side only where every thread still gets several groups of them (the
-    // GMRES basis's V^T w has at most a few hundred rows).
+    // GMRES basis's V^T w has at most a few hundred rows), and only long ones: TRSV's
+    // updates, rows of one 256-entry stage, took 1.3-1.5x longer side by side.
     const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
-    if (i1 - i0 >= 4 * staged_rows * threads) {
-      rows_dot_host_groups<staged_rows, Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
+    if (i1 - i0 >= 4 * staged_rows * threads && k1 - k0 >= 8 * kacc::Impl::block_stage) {
+      rows_dot_host_side_by_side<Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
       return;
     }
   }
-  rows_dot_host_groups<1, Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
+  using traits = accumulator_traits<Acc>;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
+        Acc lane[host_lanes];
+        for (int l = 0; l < host_lanes; ++l) lane[l] = traits::zero();
+        const index_type k = rows_dot_staged<Arith>(m, x, i, k0, k1, lane);
+        rows_dot_finish<Arith>(m, x, i, k, k1, lane, out);
+      });
 }
 
 /// Rows per thread's chunk in the host axpy shapes: two chunks per thread, a multiple of 16,
