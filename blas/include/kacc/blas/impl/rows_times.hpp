@@ -324,7 +324,7 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
   if constexpr (rows_staged_v<M, X>) {
     // Rows side by side only where every thread still gets several groups of them (the
     // GMRES basis's V^T w has at most a few hundred rows), and only long ones: TRSV's
-    // updates, rows of one 256-entry stage, took 1.3-1.5x longer side by side.
+    // updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
     const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
     if (i1 - i0 >= 4 * staged_rows * threads && k1 - k0 >= 8 * kacc::Impl::block_stage) {
       rows_dot_host_side_by_side<Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
