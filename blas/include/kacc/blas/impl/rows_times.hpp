@@ -73,11 +73,12 @@ inline constexpr bool axpy_staged_v = M::vectorised_loads;
 /// 2 threads: 1024 rows 36-42 ms, 2048 rows 25-28 ms).
 template <class Format>
 constexpr index_type axpy_rows_for() {
+  constexpr index_type column_bytes = 8192, most_rows = 4096;
   if constexpr (std::is_void<Format>::value) {
     return host_chunk_rows;
   } else {
-    constexpr index_type rows = 8192 / sizeof(typename format_traits<Format>::storage_type);
-    return rows < host_chunk_rows ? host_chunk_rows : rows > 4096 ? index_type(4096) : rows;
+    constexpr index_type rows = column_bytes / sizeof(typename format_traits<Format>::storage_type);
+    return rows < host_chunk_rows ? host_chunk_rows : rows > most_rows ? most_rows : rows;
   }
 }
 /// axpy_rows_for the storage format of M (host_chunk_rows for other kinds of M).
@@ -98,6 +99,9 @@ inline constexpr bool rows_staged_v = M::vectorised_loads ||
 /// with fp16 or bf16 storage, 16384^2, LayoutRight-N, 2 threads: 40 ms a row at a time,
 /// 24 ms four rows, 20 ms eight (same bits).
 constexpr int staged_rows = 8;
+/// The fewest entries per row for which the host dot shape takes rows side by side: TRSV's
+/// updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
+constexpr index_type side_by_side_entries = 8 * kacc::Impl::block_stage;
 
 /// The staged part of row i of the host dot shape: while a whole stage of block_stage
 /// entries is left in [k, k1), converts it through block loads and adds its products to
@@ -323,10 +327,9 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
   }
   if constexpr (rows_staged_v<M, X>) {
     // Rows side by side only where every thread still gets several groups of them (the
-    // GMRES basis's V^T w has at most a few hundred rows), and only long ones: TRSV's
-    // updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
+    // GMRES basis's V^T w has at most a few hundred rows), and only long ones.
     const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
-    if (i1 - i0 >= 4 * staged_rows * threads && k1 - k0 >= 8 * kacc::Impl::block_stage) {
+    if (i1 - i0 >= 4 * staged_rows * threads && k1 - k0 >= side_by_side_entries) {
       rows_dot_host_side_by_side<Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
       return;
     }
