@@ -194,3 +194,34 @@ TEST(FastMath, BlockStoresOfSubnormalsMatchTheScalarStores) {
   expect_block_stores_match<kacc::fp16, double>(tiny);
   expect_block_stores_match<kacc::bf16, double>(tiny);
 }
+
+namespace {
+
+// Loads every pattern of Format 16 at a time through block loads (SIMD where the target
+// has them) as T, read in A, and expects the bits of the scalar loads, which are exact
+// under these flags (EveryFp16AndBf16PatternMatchesTheReferenceCodec).
+template <class Format, class A, class T>
+void expect_block_loads_match() {
+  constexpr int n = 65536;
+  kacc::View<A*, Kokkos::HostSpace, kacc::StoredAs<Format>> v("patterns", n);
+  for (int i = 0; i < n; ++i) v.storage()(i) = Format::from_bits(static_cast<std::uint16_t>(i));
+  std::vector<T> block(n);
+  for (int i = 0; i < n; i += 16) kacc::Impl::load_block<16>(v, i, block.data() + i);
+  for (int i = 0; i < n; ++i) {
+    const T scalar = kacc::convert<T>(v(i));
+    if (scalar != scalar) continue;  // NaNs: their quieting is format_test's (no -ffast-math)
+    using Bits = typename std::conditional<sizeof(T) == 8, std::uint64_t, std::uint32_t>::type;
+    ASSERT_EQ(bits_as<Bits>(block[i]), bits_as<Bits>(scalar)) << Format::name() << " pattern " << i;
+  }
+}
+
+}  // namespace
+
+TEST(FastMath, BlockLoadsOfEveryPatternMatchTheScalarLoads) {
+  expect_block_loads_match<kacc::fp16, double, double>();
+  expect_block_loads_match<kacc::fp16, float, float>();
+  expect_block_loads_match<kacc::fp16, float, double>();
+  expect_block_loads_match<kacc::bf16, double, double>();
+  expect_block_loads_match<kacc::bf16, float, float>();
+  expect_block_loads_match<kacc::bf16, float, double>();
+}

@@ -59,23 +59,25 @@ struct oriented {
     }
   }
   /// out[l] = (i, k + l) as T for l in [0, W), with block loads (SIMD where they have it).
-  template <int W, class T>
+  template <int W, kacc::Impl::subnormal_check Check = kacc::Impl::subnormal_check::per_block,
+            class T>
   KOKKOS_FORCEINLINE_FUNCTION void load_along_k(const index_type i, const index_type k,
                                                 T* out) const {
     if constexpr (Trans) {
-      kacc::Impl::load_block<W>(a, k, i, 0, out);
+      kacc::Impl::load_block<W, Check>(a, k, i, 0, out);
     } else {
-      kacc::Impl::load_block<W>(a, i, k, 1, out);
+      kacc::Impl::load_block<W, Check>(a, i, k, 1, out);
     }
   }
   /// out[l] = (i + l, k) as T for l in [0, W), with block loads (SIMD where they have it).
-  template <int W, class T>
+  template <int W, kacc::Impl::subnormal_check Check = kacc::Impl::subnormal_check::per_block,
+            class T>
   KOKKOS_FORCEINLINE_FUNCTION void load_along_i(const index_type i, const index_type k,
                                                 T* out) const {
     if constexpr (Trans) {
-      kacc::Impl::load_block<W>(a, k, i, 1, out);
+      kacc::Impl::load_block<W, Check>(a, k, i, 1, out);
     } else {
-      kacc::Impl::load_block<W>(a, i, k, 0, out);
+      kacc::Impl::load_block<W, Check>(a, i, k, 0, out);
     }
   }
   /// Whether consecutive k are closer in memory than consecutive i.

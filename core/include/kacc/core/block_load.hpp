@@ -16,7 +16,10 @@
 /// Results are bit-identical to the scalar path (`convert<T>(v(i))`), NaNs included:
 /// fp16 signalling NaNs come out quiet with their payload in both paths (as from F16C),
 /// bf16 keeps every bit when widened to float, and float to double quiets a signalling
-/// NaN in both paths (x86 hardware conversions).
+/// NaN in both paths (x86 hardware conversions). Under denormals-are-zero (-ffast-math) the
+/// hardware widening of float to double reads a subnormal float as zero, and a bf16
+/// subnormal is one: where a thread has that flag on, bf16 blocks loaded to double take the
+/// scalar path, which decodes subnormals with integer operations (subnormal_check).
 ///
 /// Stores (store_block) of scaled int8 and int16 with one scale use AVX-512 (`__AVX512F__`:
 /// the quotient, rounded in the current rounding mode as nearbyint rounds, clamped and
@@ -57,6 +60,34 @@ namespace Impl {
 #define KACC_BLOCK_STORE_SCALED 1
 #endif
 
+/// Whether this thread's SSE and AVX instructions read subnormal operands as zero (MXCSR's
+/// denormals-are-zero, which -ffast-math sets for the whole process), where that matters
+/// to block loads (bf16's SIMD widening; false elsewhere): the smallest subnormal float,
+/// widened. Registers only and no volatile, so a compiler may hoist the test out of loops
+/// (the flags do not change inside a kernel); reading MXCSR (stmxcsr) per block of 16
+/// measured 3x slower in GEMV with bf16 storage.
+KOKKOS_FORCEINLINE_FUNCTION bool subnormals_read_as_zero() {
+#if defined(KACC_BLOCK_LOAD_BF16)
+  float smallest = 0x1p-149f;
+  __asm__("" : "+x"(smallest));                   // a value the compiler cannot fold
+  return !(static_cast<double>(smallest) > 0.0);  // one compare and branch, unlike == 0
+#else
+  return false;
+#endif
+}
+
+/// Who tests, for a block load whose SIMD widening can meet a subnormal float (bf16 to a
+/// wider type), whether this thread reads subnormals as zero; such a block then takes the
+/// scalar path, which decodes subnormals with integer operations.
+enum class subnormal_check {
+  /// The block load itself: a compare and a branch per block, which compilers keep inside
+  /// the kernel's loop (1.4-1.5x slower in GEMV's dot shape with bf16 storage).
+  per_block,
+  /// The caller, once for a kernel's whole staged loop (block_loads_flush_subnormals), which
+  /// leaves the entries to its plain loop where it does.
+  by_caller
+};
+
 /// The scalar path for one entry: read as the view reads it (in A), then converted to T.
 template <class A, class T, class Format>
 KOKKOS_FORCEINLINE_FUNCTION T decode_entry(const typename format_traits<Format>::storage_type& e) {
@@ -94,8 +125,11 @@ template <class Format, class = void>
 struct block_codec : detail::scalar_block_store<Format> {
   /// Whether this format's block loads use SIMD conversions on this target.
   static constexpr bool vectorised = false;
+  /// The scalar path meets no subnormal float it would flush.
+  template <class A, class T>
+  static constexpr bool widens_subnormal_floats = false;
   /// out[l] = entries[l] as T, for l in [0, W).
-  template <int W, class A, class T>
+  template <int W, class A, class T, subnormal_check = subnormal_check::per_block>
   KOKKOS_FORCEINLINE_FUNCTION static void decode(
       const typename format_traits<Format>::storage_type* entries, T* out) {
     for (int l = 0; l < W; ++l) out[l] = decode_entry<A, T, Format>(entries[l]);
@@ -133,9 +167,21 @@ template <class Format, class Wide>
 struct simd_block_codec {
   /// This format's block loads use SIMD conversions on this target.
   static constexpr bool vectorised = true;
-  /// out[l] = entries[l] as T, for l in [0, W).
-  template <int W, class A, class T>
-  static void decode(const Format* entries, T* out) {
+  /// Whether decode, reading in A, widens floats that may be subnormal to a wider T: under
+  /// denormals-are-zero that reads them as zero.
+  template <class A, class T>
+  static constexpr bool widens_subnormal_floats =
+      Wide::widens_to_subnormals && !std::is_same<T, float>::value && sizeof(A) <= sizeof(T);
+  /// out[l] = entries[l] as T, for l in [0, W); the scalar path where widening would
+  /// flush subnormals (Check says who tests for that).
+  template <int W, class A, class T, subnormal_check Check = subnormal_check::per_block>
+  KOKKOS_FORCEINLINE_FUNCTION static void decode(const Format* entries, T* out) {
+    if constexpr (Check == subnormal_check::per_block && widens_subnormal_floats<A, T>) {
+      if (subnormals_read_as_zero()) {
+        decode_scalar<W, A>(entries, out);
+        return;
+      }
+    }
     int l = 0;
     // Read in a wider A and narrowed to T, a signalling NaN comes out quiet on the scalar
     // path (the hardware narrowing quiets it) but not from the widened floats: scalar there.
@@ -152,11 +198,18 @@ struct simd_block_codec {
     }
     for (; l < W; ++l) out[l] = decode_entry<A, T, Format>(entries[l]);
   }
+  /// The scalar path for W entries, out of line so that decode's SIMD loop stays whole.
+  template <int W, class A, class T>
+  [[gnu::noinline, gnu::cold]] static void decode_scalar(const Format* entries, T* out) {
+    for (int l = 0; l < W; ++l) out[l] = decode_entry<A, T, Format>(entries[l]);
+  }
 };
 
 #if defined(KACC_BLOCK_LOAD_FP16)
 /// fp16 to float: F16C's vcvtph2ps.
 struct widen_fp16 {
+  /// fp16 subnormals widen to normal floats.
+  static constexpr bool widens_to_subnormals = false;
   static __m256 widen(const std::uint16_t* bits) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits)));
   }
@@ -171,6 +224,8 @@ struct widen_fp16 {
 #if defined(KACC_BLOCK_LOAD_BF16)
 /// bf16 to float: zero-extend to 32 bits and shift into the high half.
 struct widen_bf16 {
+  /// bf16 subnormals are float subnormals.
+  static constexpr bool widens_to_subnormals = true;
   static __m256 widen(const std::uint16_t* bits) {
     const __m256i wide =
         _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits)));
@@ -599,12 +654,12 @@ inline constexpr bool block_load_vectorised_v = (block_decodable_v<V> &&
 /// one scale, with scaled_block_decoder against that scale, read once; other strides and
 /// formats and device code read them one by one (one scale read once still). Same bits
 /// either way.
-template <int W, class T, class V>
+template <int W, subnormal_check Check = subnormal_check::per_block, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type i, T* out) {
 #if !defined(KACC_DEVICE_PASS)
   if constexpr (block_decodable_v<V>) {
     if (v.stride(0) == 1) {
-      block_codec<format_t<V>>::template decode<W, read_t<V>>(storage_pointer(v, i), out);
+      block_codec<format_t<V>>::template decode<W, read_t<V>, T, Check>(storage_pointer(v, i), out);
       return;
     }
   }
@@ -708,18 +763,38 @@ KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, con
 /// out[l] = convert<T>(v(r + l, c)) (dim 0) or convert<T>(v(r, c + l)) (dim 1) for l in
 /// [0, W), v of rank 2: block_codec where those entries are consecutive in memory, one by
 /// one otherwise (scaled formats, whose scale may change along the block, included).
-template <int W, class T, class V>
+template <int W, subnormal_check Check = subnormal_check::per_block, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type r, const index_type c,
                                             const int dim, T* out) {
 #if !defined(KACC_DEVICE_PASS)
   if constexpr (block_decodable_v<V>) {
     if (v.stride(dim) == 1) {
-      block_codec<format_t<V>>::template decode<W, read_t<V>>(storage_pointer(v, r, c), out);
+      block_codec<format_t<V>>::template decode<W, read_t<V>, T, Check>(storage_pointer(v, r, c),
+                                                                        out);
       return;
     }
   }
 #endif
   for (int l = 0; l < W; ++l) out[l] = convert<T>(dim == 0 ? v(r + l, c) : v(r, c + l));
+}
+
+/// Whether block loads of V to T may widen subnormal floats (block_codec's
+/// widens_subnormal_floats), so that they must know whether this thread flushes them.
+template <class V, class T>
+constexpr bool block_load_widens_subnormals() {
+  if constexpr (block_decodable_v<V>) {
+    return block_codec<format_t<V>>::template widens_subnormal_floats<read_t<V>, T>;
+  } else {
+    return false;
+  }
+}
+
+/// Whether block loads of V to T would read subnormals as zero on this thread: then a
+/// kernel's staged loop leaves its entries to its plain loop (exact under any flags), and
+/// otherwise its block loads need no test of their own (subnormal_check::by_caller).
+template <class V, class T>
+KOKKOS_FORCEINLINE_FUNCTION bool block_loads_flush_subnormals() {
+  return block_load_widens_subnormals<V, T>() && subnormals_read_as_zero();
 }
 
 /// v(r + l, c) = in[l] (dim 0) or v(r, c + l) = in[l] (dim 1) for l in [0, W), v of rank

@@ -136,13 +136,17 @@ KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& en
   if constexpr (kacc::Impl::block_load_vectorised_v<Values> &&
                 !kacc::Impl::single_scale_v<Values>) {
     constexpr int W = csr_block;
+    constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
     const index_type size = static_cast<index_type>(values.extent(0));
-    while (k < end) {
+    // Where the block loads would read subnormals as zero, the plain loop takes the row.
+    const bool staged = !kacc::Impl::block_loads_flush_subnormals<Values, T>();
+    while (staged && k < end) {
       const int n = end - k < csr_stage ? static_cast<int>(end - k) : csr_stage;
       const int blocks = (n + W - 1) / W;
       if (k + blocks * W > size) break;  // the array's last values: the plain loop below
       T buffer[csr_stage];
-      for (int b = 0; b < blocks; ++b) kacc::Impl::load_block<W>(values, k + b * W, buffer + b * W);
+      for (int b = 0; b < blocks; ++b)
+        kacc::Impl::load_block<W, checked>(values, k + b * W, buffer + b * W);
       for (int j = 0; j < n; ++j)
         traits::add_product(sum, buffer[j], convert<T>(x(entries(k + j))));
       k += n;

@@ -8,6 +8,7 @@
 #include <kacc/blas/detail.hpp>
 #include <kacc/core/double_double.hpp>
 #include <kacc/core/exact_lanes.hpp>
+#include <kacc/core/pragma_simd.hpp>
 
 namespace kacc {
 namespace blas {
@@ -103,6 +104,16 @@ constexpr int staged_rows = 8;
 /// updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
 constexpr index_type side_by_side_entries = 8 * kacc::Impl::block_stage;
 
+/// Whether block loads of M's matrix or of x to Arith would read subnormals as zero on this
+/// thread (kacc::Impl::block_loads_flush_subnormals): the staged loops then leave every
+/// entry to the plain loops, whose scalar decoding is exact under any flags, and otherwise
+/// load without a test per block.
+template <class Arith, class M, class X>
+KOKKOS_FORCEINLINE_FUNCTION bool staging_flushes_subnormals(const M& m, const X&) {
+  return kacc::Impl::block_loads_flush_subnormals<decltype(m.a), Arith>() ||
+         kacc::Impl::block_loads_flush_subnormals<X, Arith>();
+}
+
 /// The staged part of row i of the host dot shape: while a whole stage of block_stage
 /// entries is left in [k, k1), converts it through block loads and adds its products to
 /// lane[entry % host_lanes], in the plain loop's order. Returns the first entry not added
@@ -114,11 +125,14 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_staged(const M& m, const X& x, const 
   if constexpr (rows_staged_v<M, X>) {
     using traits = accumulator_traits<Acc>;
     constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+    constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
+    if (staging_flushes_subnormals<Arith>(m, x)) return k;
     for (; k + S <= k1; k += S) {
       Arith ms[S], xs[S];
+      KACC_PRAGMA_UNROLL(16)
       for (int j = 0; j < S; j += L) {
-        m.template load_along_k<L>(i, k + j, ms + j);
-        kacc::Impl::load_block<L>(x, k + j, xs + j);
+        m.template load_along_k<L, checked>(i, k + j, ms + j);
+        kacc::Impl::load_block<L, checked>(x, k + j, xs + j);
       }
       for (int j = 0; j < S; j += L)
         for (int l = 0; l < L; ++l) traits::add_product(lane[l], ms[j + l], xs[j + l]);
@@ -139,12 +153,16 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_staged_side_by_side(const M& m, const
                                                                Acc (*lane)[host_lanes]) {
   using traits = accumulator_traits<Acc>;
   constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+  constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
+  if (staging_flushes_subnormals<Arith>(m, x)) return k;
   for (; k + S <= k1; k += S) {
     Arith xs[S];
-    for (int j = 0; j < S; j += L) kacc::Impl::load_block<L>(x, k + j, xs + j);
+    KACC_PRAGMA_UNROLL(16)
+    for (int j = 0; j < S; j += L) kacc::Impl::load_block<L, checked>(x, k + j, xs + j);
     for (int r = 0; r < staged_rows; ++r) {
       Arith ms[S];
-      for (int j = 0; j < S; j += L) m.template load_along_k<L>(i + r, k + j, ms + j);
+      KACC_PRAGMA_UNROLL(16)
+      for (int j = 0; j < S; j += L) m.template load_along_k<L, checked>(i + r, k + j, ms + j);
       for (int j = 0; j < S; j += L)
         for (int l = 0; l < L; ++l) traits::add_product(lane[r][l], ms[j + l], xs[j + l]);
     }
@@ -178,11 +196,15 @@ KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type 
   if constexpr (kacc::Impl::block_load_vectorised_v<X> || kacc::Impl::block_load_vectorised_v<Y>) {
     using traits = accumulator_traits<Acc>;
     constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+    constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
+    if (kacc::Impl::block_loads_flush_subnormals<X, T>() ||
+        kacc::Impl::block_loads_flush_subnormals<Y, T>())
+      return i;  // every entry to the plain loop (staging_flushes_subnormals)
     for (; i + S <= i1; i += S) {
       T xs[S], ys[S];
       for (int j = 0; j < S; j += L) {
-        kacc::Impl::load_block<L>(x, i + j, xs + j);
-        kacc::Impl::load_block<L>(y, i + j, ys + j);
+        kacc::Impl::load_block<L, checked>(x, i + j, xs + j);
+        kacc::Impl::load_block<L, checked>(y, i + j, ys + j);
       }
       for (int j = 0; j < S; j += L)
         for (int l = 0; l < L; ++l) traits::add_product(lane[l], xs[j + l], ys[j + l]);
@@ -543,13 +565,17 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged(const M& m, const index_type 
   if constexpr (axpy_staged_v<M>) {
     using traits = accumulator_traits<Acc>;
     constexpr int L = host_lanes;
+    constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
+    // Every row to the plain loop where block loads would flush subnormals (as
+    // staging_flushes_subnormals says for the dot shape).
+    if (kacc::Impl::block_loads_flush_subnormals<decltype(m.a), Arith>()) return 0;
     index_type r = 0;
     for (; r + L <= nr; r += L) {
       Arith c0[L], c1[L], c2[L], c3[L];
-      m.template load_along_i<L>(r0 + r, k, c0);
-      m.template load_along_i<L>(r0 + r, k + 1, c1);
-      m.template load_along_i<L>(r0 + r, k + 2, c2);
-      m.template load_along_i<L>(r0 + r, k + 3, c3);
+      m.template load_along_i<L, checked>(r0 + r, k, c0);
+      m.template load_along_i<L, checked>(r0 + r, k + 1, c1);
+      m.template load_along_i<L, checked>(r0 + r, k + 2, c2);
+      m.template load_along_i<L, checked>(r0 + r, k + 3, c3);
       for (int l = 0; l < L; ++l)
         add_four_products<traits>(acc[r + l], c0[l], xk[0], c1[l], xk[1], c2[l], xk[2], c3[l],
                                   xk[3]);
