@@ -208,8 +208,10 @@ void expect_block_loads_match() {
   std::vector<T> block(n);
   for (int i = 0; i < n; i += 16) kacc::Impl::load_block<16>(v, i, block.data() + i);
   for (int i = 0; i < n; ++i) {
+    // NaNs, found on the bits (-ffast-math lets a compiler assume x == x): their quieting
+    // is format_test's, built without -ffast-math.
+    if (static_cast<std::uint64_t>(i & 0x7fff) > Format::codec::infinity_bits) continue;
     const T scalar = kacc::convert<T>(v(i));
-    if (scalar != scalar) continue;  // NaNs: their quieting is format_test's (no -ffast-math)
     using Bits = typename std::conditional<sizeof(T) == 8, std::uint64_t, std::uint32_t>::type;
     ASSERT_EQ(bits_as<Bits>(block[i]), bits_as<Bits>(scalar)) << Format::name() << " pattern " << i;
   }

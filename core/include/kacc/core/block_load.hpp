@@ -789,12 +789,13 @@ constexpr bool block_load_widens_subnormals() {
   }
 }
 
-/// Whether block loads of V to T would read subnormals as zero on this thread: then a
-/// kernel's staged loop leaves its entries to its plain loop (exact under any flags), and
-/// otherwise its block loads need no test of their own (subnormal_check::by_caller).
-template <class V, class T>
+/// Whether block loads to T of any of the views V would read subnormals as zero on this
+/// thread: then a kernel's staged loop leaves their entries to its plain loop (exact under
+/// any flags), and otherwise its block loads need no test of their own
+/// (subnormal_check::by_caller).
+template <class T, class... V>
 KOKKOS_FORCEINLINE_FUNCTION bool block_loads_flush_subnormals() {
-  return block_load_widens_subnormals<V, T>() && subnormals_read_as_zero();
+  return (block_load_widens_subnormals<V, T>() || ...) && subnormals_read_as_zero();
 }
 
 /// v(r + l, c) = in[l] (dim 0) or v(r, c + l) = in[l] (dim 1) for l in [0, W), v of rank

@@ -139,7 +139,7 @@ KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& en
     constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
     const index_type size = static_cast<index_type>(values.extent(0));
     // Where the block loads would read subnormals as zero, the plain loop takes the row.
-    const bool staged = !kacc::Impl::block_loads_flush_subnormals<Values, T>();
+    const bool staged = !kacc::Impl::block_loads_flush_subnormals<T, Values>();
     while (staged && k < end) {
       const int n = end - k < csr_stage ? static_cast<int>(end - k) : csr_stage;
       const int blocks = (n + W - 1) / W;

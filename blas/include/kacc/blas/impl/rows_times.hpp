@@ -104,16 +104,6 @@ constexpr int staged_rows = 8;
 /// updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
 constexpr index_type side_by_side_entries = 8 * kacc::Impl::block_stage;
 
-/// Whether block loads of M's matrix or of x to Arith would read subnormals as zero on this
-/// thread (kacc::Impl::block_loads_flush_subnormals): the staged loops then leave every
-/// entry to the plain loops, whose scalar decoding is exact under any flags, and otherwise
-/// load without a test per block.
-template <class Arith, class M, class X>
-KOKKOS_FORCEINLINE_FUNCTION bool staging_flushes_subnormals(const M& m, const X&) {
-  return kacc::Impl::block_loads_flush_subnormals<decltype(m.a), Arith>() ||
-         kacc::Impl::block_loads_flush_subnormals<X, Arith>();
-}
-
 /// The staged part of row i of the host dot shape: while a whole stage of block_stage
 /// entries is left in [k, k1), converts it through block loads and adds its products to
 /// lane[entry % host_lanes], in the plain loop's order. Returns the first entry not added
@@ -126,7 +116,8 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_staged(const M& m, const X& x, const 
     using traits = accumulator_traits<Acc>;
     constexpr int S = kacc::Impl::block_stage, L = host_lanes;
     constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
-    if (staging_flushes_subnormals<Arith>(m, x)) return k;
+    // Every entry to the plain loop where block loads would flush subnormals.
+    if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a), X>()) return k;
     for (; k + S <= k1; k += S) {
       Arith ms[S], xs[S];
       KACC_PRAGMA_UNROLL(16)
@@ -154,7 +145,7 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_staged_side_by_side(const M& m, const
   using traits = accumulator_traits<Acc>;
   constexpr int S = kacc::Impl::block_stage, L = host_lanes;
   constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
-  if (staging_flushes_subnormals<Arith>(m, x)) return k;
+  if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a), X>()) return k;
   for (; k + S <= k1; k += S) {
     Arith xs[S];
     KACC_PRAGMA_UNROLL(16)
@@ -197,9 +188,8 @@ KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type 
     using traits = accumulator_traits<Acc>;
     constexpr int S = kacc::Impl::block_stage, L = host_lanes;
     constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
-    if (kacc::Impl::block_loads_flush_subnormals<X, T>() ||
-        kacc::Impl::block_loads_flush_subnormals<Y, T>())
-      return i;  // every entry to the plain loop (staging_flushes_subnormals)
+    // Every entry to the plain loop where block loads would flush subnormals.
+    if (kacc::Impl::block_loads_flush_subnormals<T, X, Y>()) return i;
     for (; i + S <= i1; i += S) {
       T xs[S], ys[S];
       for (int j = 0; j < S; j += L) {
@@ -566,9 +556,8 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged(const M& m, const index_type 
     using traits = accumulator_traits<Acc>;
     constexpr int L = host_lanes;
     constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
-    // Every row to the plain loop where block loads would flush subnormals (as
-    // staging_flushes_subnormals says for the dot shape).
-    if (kacc::Impl::block_loads_flush_subnormals<decltype(m.a), Arith>()) return 0;
+    // Every row to the plain loop where block loads would flush subnormals.
+    if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a)>()) return 0;
     index_type r = 0;
     for (; r + L <= nr; r += L) {
       Arith c0[L], c1[L], c2[L], c3[L];
