@@ -73,10 +73,12 @@ kacc::View<A*, Host, kacc::StoredAs<Format>> all_patterns() {
 template <class Format, class A, class T>
 void check_every_pattern(const std::string& name) {
   const auto v = all_patterns<Format, A>();
-  // 16: whole SIMD blocks, aligned and not; 13: a remainder after the SIMD part.
+  // 16: whole SIMD blocks, aligned and not; 13: a remainder after the SIMD part; 1: every
+  // pattern through the one-entry widening of the remainder (SpMV's loads).
   expect_same_bits<16, T>(v, 0, 16, name + " W=16");
   expect_same_bits<16, T>(v, 3, 16, name + " W=16 offset 3");
   expect_same_bits<13, T>(v, 5, 13, name + " W=13");
+  expect_same_bits<1, T>(v, 0, 1, name + " W=1");
   const kacc::View<const A*, Host, kacc::StoredAs<Format>> cv = v;  // values, not proxies
   expect_same_bits<16, T>(cv, 0, 16, name + " const W=16");
 }

@@ -197,24 +197,32 @@ TEST(FastMath, BlockStoresOfSubnormalsMatchTheScalarStores) {
 
 namespace {
 
-// Loads every pattern of Format 16 at a time through block loads (SIMD where the target
-// has them) as T, read in A, and expects the bits of the scalar loads, which are exact
-// under these flags (EveryFp16AndBf16PatternMatchesTheReferenceCodec).
-template <class Format, class A, class T>
-void expect_block_loads_match() {
+// Loads every pattern of Format W at a time through block loads (SIMD where the target
+// has them: blocks of 16, one-entry widening for W = 1) as T, read in A, and expects the
+// bits of the scalar loads, which are exact under these flags
+// (EveryFp16AndBf16PatternMatchesTheReferenceCodec).
+template <class Format, class A, class T, int W>
+void expect_block_loads_match_in() {
   constexpr int n = 65536;
   kacc::View<A*, Kokkos::HostSpace, kacc::StoredAs<Format>> v("patterns", n);
   for (int i = 0; i < n; ++i) v.storage()(i) = Format::from_bits(static_cast<std::uint16_t>(i));
   std::vector<T> block(n);
-  for (int i = 0; i < n; i += 16) kacc::Impl::load_block<16>(v, i, block.data() + i);
+  for (int i = 0; i < n; i += W) kacc::Impl::load_block<W>(v, i, block.data() + i);
   for (int i = 0; i < n; ++i) {
     // NaNs, found on the bits (-ffast-math lets a compiler assume x == x): their quieting
     // is format_test's, built without -ffast-math.
     if (static_cast<std::uint64_t>(i & 0x7fff) > Format::codec::infinity_bits) continue;
     const T scalar = kacc::convert<T>(v(i));
     using Bits = typename std::conditional<sizeof(T) == 8, std::uint64_t, std::uint32_t>::type;
-    ASSERT_EQ(bits_as<Bits>(block[i]), bits_as<Bits>(scalar)) << Format::name() << " pattern " << i;
+    ASSERT_EQ(bits_as<Bits>(block[i]), bits_as<Bits>(scalar))
+        << Format::name() << " pattern " << i << ", blocks of " << W;
   }
+}
+
+template <class Format, class A, class T>
+void expect_block_loads_match() {
+  expect_block_loads_match_in<Format, A, T, 16>();
+  expect_block_loads_match_in<Format, A, T, 1>();
 }
 
 }  // namespace

@@ -195,6 +195,7 @@ struct simd_block_codec {
       }
 #endif
       for (; l + 8 <= W; l += 8) store_floats(Wide::widen(bits + l), out + l);
+      for (; l < W; ++l) out[l] = static_cast<T>(Wide::widen_one(bits[l]));
     }
     for (; l < W; ++l) out[l] = decode_entry<A, T, Format>(entries[l]);
   }
@@ -213,6 +214,14 @@ struct widen_fp16 {
   static __m256 widen(const std::uint16_t* bits) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits)));
   }
+  /// One entry: the same conversion on one lane. An asm statement, not _cvtsh_ss: GCC
+  /// fuses multiply and add in a loop that calls a target builtin (it stops deferring
+  /// FMAs), so a sum of such products would round otherwise than the plain loop's.
+  static float widen_one(const std::uint16_t bits) {
+    __m128 wide;
+    __asm__("vcvtph2ps %1, %0" : "=x"(wide) : "x"(_mm_cvtsi32_si128(bits)));
+    return _mm_cvtss_f32(wide);
+  }
 #if defined(__AVX512F__)
   static __m512 widen16(const std::uint16_t* bits) {
     return _mm512_maskz_cvtph_ps(0xffff,
@@ -230,6 +239,10 @@ struct widen_bf16 {
     const __m256i wide =
         _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits)));
     return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+  }
+  /// One entry: the bits moved into a float's high half.
+  static float widen_one(const std::uint16_t bits) {
+    return kacc::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
   }
 #if defined(__AVX512F__)
   static __m512 widen16(const std::uint16_t* bits) {

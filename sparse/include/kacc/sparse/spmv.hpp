@@ -112,49 +112,36 @@ int csr_vector_lanes(double mean_row_length) {
 /// Rows (vectors of lanes) per team of the team-shaped CSR kernel.
 constexpr int csr_team_rows = 8;
 
-/// Values of a host row decoded per block load, and per stage (a buffer on the stack).
-constexpr int csr_block = 8;
-constexpr int csr_stage = 32;
-
 /// Adds the products of entries [k, end) of values and entries, which lie side by side in
 /// memory (a CSR row, a merge-path piece of one, a host ELL row), to sum in order. Where
-/// the values' format has SIMD block loads on this host (scaled formats aside: their
-/// plain loop, an integer conversion and a product per value, measured faster), up to
-/// csr_stage values are first decoded into a buffer (csr_block at a time; a block may take
-/// values past the row's end, never past the array's, and leaves them unused), and a loop
-/// of the plain loop's shape then adds the products: one product per iteration into the
-/// loop-carried sum, so a compiler treats it as it treats the plain loop (GCC tuned for AMD
-/// cores, --param avoid-fma-max-bits, fuses the multiply into that add only outside such
-/// single-block loops) and the sum has the plain loop's bits. A function of its own: device
-/// lambdas may not first capture a variable inside an if constexpr branch (nvcc); forced
-/// inline, because GCC 12 called it once per row from the merge-path kernel (fp16 values of
-/// the 4 M-row power-law matrix: 205-213 ms called, 145-164 ms inlined, 2 threads).
+/// the values' format has SIMD conversions on this host (scaled formats aside: their plain
+/// loop, an integer conversion and a product per value, measured faster), each value is
+/// widened by the hardware one at a time (load_block<1>: F16C's conversion, bf16's shift),
+/// unless this thread reads subnormals as zero: then the plain loop decodes them with
+/// integer operations. Either way the products are added in the plain loop's order and
+/// shape, so the sum has its bits. One value at a time, not staged blocks: the loop waits on
+/// the gathers of x, and staging 32 values of a row through blocks measured 1.1-1.3x slower
+/// with bf16 values (and kept GCC from inlining the row kernel's lambda into Kokkos' loop).
+/// A function of its own: device lambdas may not first capture a variable inside an if
+/// constexpr branch (nvcc); forced inline, because GCC 12 called it once per row from the
+/// merge-path kernel (fp16 values of the 4 M-row power-law matrix: 205-213 ms called,
+/// 145-164 ms inlined, 2 threads).
 template <class T, class Acc, class Values, class Entries, class X>
 KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& entries, const X& x,
                                          index_type k, const index_type end, Acc& sum) {
   using traits = accumulator_traits<Acc>;
   if constexpr (kacc::Impl::block_load_vectorised_v<Values> &&
                 !kacc::Impl::single_scale_v<Values>) {
-    constexpr int W = csr_block;
-    constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
-    const index_type size = static_cast<index_type>(values.extent(0));
-    // Where the block loads would read subnormals as zero, the plain loop takes the row.
-    const bool staged = !kacc::Impl::block_loads_flush_subnormals<T, Values>();
-    while (staged && k < end) {
-      const int n = end - k < csr_stage ? static_cast<int>(end - k) : csr_stage;
-      const int blocks = (n + W - 1) / W;
-      if (k + blocks * W > size) break;  // the array's last values: the plain loop below
-      T buffer[csr_stage];
-      for (int b = 0; b < blocks; ++b)
-        kacc::Impl::load_block<W, checked>(values, k + b * W, buffer + b * W);
-      for (int j = 0; j < n; ++j)
-        traits::add_product(sum, buffer[j], convert<T>(x(entries(k + j))));
-      k += n;
+    if (!kacc::Impl::block_loads_flush_subnormals<T, Values>()) {
+      for (; k < end; ++k) {
+        T value;
+        kacc::Impl::load_block<1, kacc::Impl::subnormal_check::by_caller>(values, k, &value);
+        traits::add_product(sum, value, convert<T>(x(entries(k))));
+      }
+      return;
     }
-    for (; k < end; ++k) traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
-  } else {
-    for (; k < end; ++k) traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
   }
+  for (; k < end; ++k) traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
 }
 
 /// Rows side by side in the host CSR row kernel with double_double or exact<double> sums:
