@@ -352,3 +352,56 @@ TEST(DoubleDouble, GemvBitsOfEachHostShape) {
 }
 
 }  // namespace
+
+// StoredAs<X>: views that store X, computing in X (entries handed out whole) or in double
+// (each read rounded to double), and X arithmetic over double storage. Entries
+// (i + 1) (1 + 2^-60) keep their low part only where X is stored; DOT and GEMV of them with
+// integers are exact in X, whatever the order of the additions.
+template <class X>
+void check_stored_as() {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  constexpr int n = 64;
+  const double tiny = 0x1p-60;
+  const X one_plus = X(1.0) + X(tiny);
+  kacc::View<X*, Kokkos::HostSpace, kacc::StoredAs<X>> a("a", n);
+  kacc::View<double*, Kokkos::HostSpace, kacc::StoredAs<X>> rounded("rounded", n);
+  kacc::View<X*, Kokkos::HostSpace, kacc::StoredAs<double>> w("w", n);
+  static_assert(kacc::bytes_per_entry<decltype(a)>() == sizeof(X));
+  static_assert(kacc::bytes_per_entry<decltype(rounded)>() == sizeof(X));
+  static_assert(kacc::bytes_per_entry<decltype(w)>() == sizeof(double));
+  for (int i = 0; i < n; ++i) {
+    a(i) = one_plus * X(i + 1.0);
+    rounded.storage()(i) = a(i);
+    w(i) = X(static_cast<double>(i));
+  }
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(static_cast<double>(X(a(i)) - X(i + 1.0)), (i + 1.0) * tiny) << "entry " << i;
+    EXPECT_EQ(static_cast<double>(rounded(i)), i + 1.0) << "entry " << i;
+  }
+  const double sum_w = n * (n - 1) / 2.0;                 // sum of w
+  const double sum_aw = (n - 1.0) * n * (n + 1.0) / 3.0;  // sum of (i + 1) i
+  const X d = kacc::blas::dot<X, X>(Host(), a, w);
+  EXPECT_TRUE(d == X(sum_aw) + X(sum_aw * tiny)) << d;
+  const double rd = kacc::blas::dot<double, X>(Host(), rounded, w);
+  EXPECT_EQ(rd, sum_aw);
+
+  kacc::View<X**, Kokkos::LayoutRight, Kokkos::HostSpace, kacc::StoredAs<X>> A("A", n, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) A(i, j) = a(i);
+  kacc::View<X*, Kokkos::HostSpace, kacc::StoredAs<X>> y("y", n);
+  kacc::blas::gemv<X, X>(Host(), "N", 1.0, A, w, 0.0, y);
+  for (int i = 0; i < n; ++i) {
+    const double want = (i + 1.0) * sum_w;
+    EXPECT_TRUE(X(y(i)) == X(want) + X(want * tiny)) << "N row " << i << ": " << X(y(i));
+  }
+  kacc::blas::gemv<X, X>(Host(), "T", 1.0, A, w, 0.0, y);
+  for (int j = 0; j < n; ++j)
+    EXPECT_TRUE(X(y(j)) == X(sum_aw) + X(sum_aw * tiny)) << "T row " << j << ": " << X(y(j));
+}
+
+TEST(DoubleDouble, StoredAsAStorageFormat) {
+  check_stored_as<double_double>();
+}
+TEST(QuadDouble, StoredAsAStorageFormat) {
+  check_stored_as<quad_double>();
+}

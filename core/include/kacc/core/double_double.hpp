@@ -316,7 +316,12 @@ struct accumulator_name<double_double> {
   static constexpr const char* get() { return "dd"; }
 };
 
-/// Conversions (kacc::convert) to and from double_double, and its name in kernel labels.
+/// A kacc::View may compute in double_double.
+template <>
+struct is_arithmetic_type<double_double> : std::true_type {};
+
+/// Conversions to and from double_double (kacc::convert, and views that store it:
+/// StoredAs<double_double>, 16 bytes per entry), and its name in kernel labels.
 template <>
 struct format_traits<double_double> : detail::cast_format_traits<double_double> {
   KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return DBL_MAX; }

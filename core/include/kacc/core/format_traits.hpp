@@ -108,6 +108,12 @@ struct scaled {
 template <class Format, class = void>
 struct format_traits;  // specialise this to add a format
 
+/// Whether T can be the arithmetic type of a kacc::View: the C++ arithmetic types, and the
+/// types that specialise this to true (kacc::double_double, kacc::quad_double), which then
+/// give the operators and conversions a view's proxies use.
+template <class T>
+struct is_arithmetic_type : std::is_arithmetic<T> {};
+
 namespace detail {
 /// What every format with casts for conversions shares: the storage is the format type
 /// itself, which converts by static_cast (float, double) or through its explicit

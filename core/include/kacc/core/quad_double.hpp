@@ -275,7 +275,12 @@ struct accumulator_name<quad_double> {
   static constexpr const char* get() { return "qd"; }
 };
 
-/// Conversions (kacc::convert) to and from quad_double, and its name in kernel labels.
+/// A kacc::View may compute in quad_double.
+template <>
+struct is_arithmetic_type<quad_double> : std::true_type {};
+
+/// Conversions to and from quad_double (kacc::convert, and views that store it:
+/// StoredAs<quad_double>, 32 bytes per entry), and its name in kernel labels.
 template <>
 struct format_traits<quad_double> : detail::cast_format_traits<quad_double> {
   KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return DBL_MAX; }

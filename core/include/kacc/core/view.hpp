@@ -232,8 +232,9 @@ class View : private detail::scale_holder<
   using memory_traits = typename storage_view_type::memory_traits;
   using size_type = typename storage_view_type::size_type;
 
-  static_assert(std::is_arithmetic<arithmetic_type>::value,
-                "kacc::View: the arithmetic type must be arithmetic");
+  static_assert(is_arithmetic_type<arithmetic_type>::value,
+                "kacc::View: the arithmetic type must be arithmetic, or a type for which "
+                "kacc::is_arithmetic_type is true (kacc::double_double, kacc::quad_double)");
   static constexpr bool is_const = std::is_const<const_value>::value;
   static constexpr bool is_scaled = format_traits_type::is_scaled;
   /// Storage equals arithmetic: entries are handed out as plain references.
