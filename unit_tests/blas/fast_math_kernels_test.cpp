@@ -1,5 +1,5 @@
-// DOT, GEMV (all four shapes), TRSV and CSR SpMV on bf16 subnormals, in a program built with
-// -ffast-math, which sets denormals-are-zero for the whole process at start-up, as any
+// DOT, GEMV (all four shapes), TRSV and SpMV (CSR and ELL) on bf16 subnormals, in a program built
+// with -ffast-math, which sets denormals-are-zero for the whole process at start-up, as any
 // application built with it does to the header-only kacc it includes. The kernels' block
 // loads widen bf16 through float, and a float-to-double conversion reads a subnormal float
 // as zero under that flag, so they must leave such data to the scalar decoding, which is
@@ -9,6 +9,7 @@
 #include <kacc/blas/dot.hpp>
 #include <kacc/blas/gemv.hpp>
 #include <kacc/blas/trsv.hpp>
+#include <kacc/sparse/ell_matrix.hpp>
 #include <kacc/sparse/spmv.hpp>
 
 #include <gtest/gtest.h>
@@ -133,6 +134,9 @@ TEST(FastMath, SpmvReadsBf16SubnormalsExactly) {
       ASSERT_EQ(y(i), static_cast<double>(expected[i]))
           << ks::algorithm_name(algorithm) << ": row " << i;
   }
+  ks::spmv(Host(), "N", 1.0, ks::ell_from_csr(a), x, 0.0, y);
+  for (std::int64_t i = 0; i < rows; ++i)
+    ASSERT_EQ(y(i), static_cast<double>(expected[i])) << "ell: row " << i;
 }
 
 }  // namespace

@@ -83,8 +83,8 @@ enum class subnormal_check {
   /// The block load itself: a compare and a branch per block, which compilers keep inside
   /// the kernel's loop (1.4-1.5x slower in GEMV's dot shape with bf16 storage).
   per_block,
-  /// The caller, once for a kernel's whole staged loop (block_loads_flush_subnormals), which
-  /// leaves the entries to its plain loop where it does.
+  /// The caller, once per row or work item (block_loads_flush_subnormals), which reads the
+  /// entries through its plain loop where they would be flushed.
   by_caller
 };
 
@@ -803,8 +803,8 @@ constexpr bool block_load_widens_subnormals() {
 }
 
 /// Whether block loads to T of any of the views V would read subnormals as zero on this
-/// thread: then a kernel's staged loop leaves their entries to its plain loop (exact under
-/// any flags), and otherwise its block loads need no test of their own
+/// thread: then a kernel reads their entries through its plain loop (exact under any
+/// flags), and otherwise its block loads need no test of their own
 /// (subnormal_check::by_caller).
 template <class T, class... V>
 KOKKOS_FORCEINLINE_FUNCTION bool block_loads_flush_subnormals() {
