@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -491,6 +493,38 @@ TEST(DeepCopy, RanksOneToThree) {
   kacc::deep_copy(Kokkos::DefaultHostExecutionSpace(), f1, v1);
   Kokkos::DefaultHostExecutionSpace().fence();
   for (int i = 0; i < 9; ++i) EXPECT_EQ(f1(i).get(), v1(i).get());
+}
+
+namespace {
+std::vector<std::string> parallel_for_labels;
+void record_parallel_for(const char* label, std::uint32_t, std::uint64_t* id) {
+  parallel_for_labels.emplace_back(label);
+  *id = 0;
+}
+}  // namespace
+
+// Two plain Kokkos Views of different value types: kacc::deep_copy converts them itself
+// (its kernel's label says so), so a device View<float*> takes host doubles; Kokkos's own
+// deep_copy, which argument-dependent lookup would otherwise pick, refuses that pair on a
+// GPU ("would require a temporary allocation").
+TEST(DeepCopy, PlainViewsOfOtherTypesConvertThroughKacc) {
+  Kokkos::View<double*, Host> h("h", 3);
+  h(0) = 1.5;
+  h(1) = -2.0;
+  h(2) = 0.1;
+  Kokkos::View<float*> d("d", 3);
+  parallel_for_labels.clear();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(record_parallel_for);
+  kacc::deep_copy(d, h);
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+  EXPECT_TRUE(std::any_of(parallel_for_labels.begin(), parallel_for_labels.end(),
+                          [](const std::string& l) { return l.rfind("kacc::deep_copy[", 0) == 0; }))
+      << "kernels launched: " << ::testing::PrintToString(parallel_for_labels);
+  Kokkos::View<double*, Host> back("back", 3);
+  kacc::deep_copy(back, d);
+  EXPECT_EQ(back(0), 1.5);
+  EXPECT_EQ(back(1), -2.0);
+  EXPECT_EQ(back(2), double(0.1f));
 }
 
 // --- errors ---------------------------------------------------------------------------

@@ -283,6 +283,29 @@ void copy_converted(const Exec& exec, const Dst& dst, const Src& src) {
                             exec, dst, convert_entries<Dst, Src>{dst, src});
 }
 
+/// v's entries in a view that another memory space can mirror, as a LayoutStride view:
+/// v itself where its entries fill its span, else a LayoutRight copy in v's own space (a
+/// subview of a block of rows or columns: Kokkos mirrors only views that fill their span).
+template <class V>
+auto mirrorable(const V& v) {
+  using M = typename V::memory_space;
+  using Strided = Kokkos::View<typename V::data_type, Kokkos::LayoutStride, M>;
+  if (v.span_is_contiguous()) return Strided(v);
+  using C = Kokkos::View<typename V::non_const_data_type, Kokkos::LayoutRight, M>;
+  const auto alloc = Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label());
+  C c;
+  if constexpr (V::rank == 1) {
+    c = C(alloc, v.extent(0));
+  } else if constexpr (V::rank == 2) {
+    c = C(alloc, v.extent(0), v.extent(1));
+  } else {
+    static_assert(V::rank == 3, "kacc::deep_copy: ranks 1 to 3");
+    c = C(alloc, v.extent(0), v.extent(1), v.extent(2));
+  }
+  Kokkos::deep_copy(c, v);  // one memory space: Kokkos copies views that leave gaps
+  return Strided(c);
+}
+
 template <class V>
 auto storage_of(const V& v) {
   if constexpr (is_kacc_view_v<V>) {
@@ -339,18 +362,20 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
   if constexpr (!Kokkos::SpaceAccessibility<Exec, typename Src::memory_space>::accessible) {
     // Bring src over in its own format first: the conversion then runs where dst lives.
     if constexpr (is_kacc_view_v<Src>) {
-      auto storage = Kokkos::create_mirror_view_and_copy(DstMemory(), src.storage());
+      auto storage =
+          Kokkos::create_mirror_view_and_copy(DstMemory(), detail::mirrorable(src.storage()));
       if constexpr (src_scaled) {
         using M = view_over_t<decltype(storage), arithmetic_t<Src>, format_t<Src>, overflow::ieee,
                               Src::scale_axis>;
         auto scales = Kokkos::create_mirror_view_and_copy(DstMemory(), src.scales());
-        deep_copy(exec, dst, M(storage, typename M::scale_view_type(scales)));
+        kacc::deep_copy(exec, dst, M(storage, typename M::scale_view_type(scales)));
       } else {
-        deep_copy(exec, dst,
-                  view_over_t<decltype(storage), arithmetic_t<Src>, format_t<Src>>(storage));
+        kacc::deep_copy(exec, dst,
+                        view_over_t<decltype(storage), arithmetic_t<Src>, format_t<Src>>(storage));
       }
     } else {
-      deep_copy(exec, dst, Kokkos::create_mirror_view_and_copy(DstMemory(), src));
+      kacc::deep_copy(exec, dst,
+                      Kokkos::create_mirror_view_and_copy(DstMemory(), detail::mirrorable(src)));
     }
   } else {
     // A subview that shares its scales with entries outside it keeps them: new scales
@@ -370,7 +395,9 @@ void deep_copy(const Exec& exec, const Dst& dst, const Src& src) {
 template <class Dst, class Src>
 void deep_copy(const Dst& dst, const Src& src) {
   using Exec = typename Dst::execution_space;
-  deep_copy(Exec(), dst, src);
+  // Qualified: for two plain Kokkos Views, argument-dependent lookup would pick
+  // Kokkos::deep_copy, which refuses a conversion between memory spaces.
+  kacc::deep_copy(Exec(), dst, src);
   Exec().fence();
 }
 

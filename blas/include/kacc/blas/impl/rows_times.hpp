@@ -22,6 +22,9 @@ constexpr int host_lanes = 16;
 constexpr index_type host_chunk_rows = 1024;
 /// Rows of one team in the team axpy shape: consecutive lanes read consecutive rows.
 constexpr int team_rows = 32;
+/// Bytes of level-0 scratch a team of the axpy shape may ask for: what every CUDA GPU
+/// gives a block without opting in.
+constexpr std::size_t team_scratch_budget = 48 * 1024;
 /// Threads of one team in the team axpy shape (at most), each summing every
 /// team_threads-th column.
 constexpr int team_threads = 8;
@@ -658,7 +661,7 @@ void rows_axpy_team(const std::string& label, const Exec& exec, const M& m, inde
   using scratch_type = Kokkos::View<Acc**, Kokkos::LayoutRight, typename Exec::scratch_memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
-    const scratch_type partial(team.team_scratch(0), team_threads, team_rows);
+    const scratch_type partial(team.team_scratch(0), team.team_size(), team_rows);
     const index_type r0 = i0 + team.league_rank() * team_rows;
     const index_type nr = i1 - r0 < team_rows ? i1 - r0 : team_rows;
     const int t = team.team_rank(), threads = team.team_size();
@@ -678,9 +681,14 @@ void rows_axpy_team(const std::string& label, const Exec& exec, const M& m, inde
     });
   };
   const int lanes = kacc::Impl::vector_lanes<Exec>();
-  const auto scratch = Kokkos::PerTeam(scratch_type::shmem_size(team_threads, team_rows));
+  // Every thread's partial sums of the team's rows sit in level-0 scratch, which a GPU
+  // block holds up to 48 KiB of: wide accumulators (exact<double>, about 1 KiB each) get
+  // fewer threads, so the launch fits.
+  const int fit = static_cast<int>(team_scratch_budget / scratch_type::shmem_size(1, team_rows));
+  const int wanted = fit < 1 ? 1 : fit < team_threads ? fit : team_threads;
+  const auto scratch = Kokkos::PerTeam(scratch_type::shmem_size(wanted, team_rows));
   const int threads = kacc::Impl::team_threads(
-      policy_type(exec, 1, 1, lanes).set_scratch_size(0, scratch), kernel, team_threads);
+      policy_type(exec, 1, 1, lanes).set_scratch_size(0, scratch), kernel, wanted);
   Kokkos::parallel_for(label,
                        policy_type(exec, (i1 - i0 + team_rows - 1) / team_rows, threads, lanes)
                            .set_scratch_size(0, scratch),
