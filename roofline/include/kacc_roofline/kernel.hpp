@@ -88,14 +88,21 @@ inline constexpr int host_vector_bytes =
 #endif
 
 /// Entries one work item updates: two vector registers of the arithmetic type on host
-/// back ends (chains x 2 independent FMAs per round), one entry on devices (neighbouring
-/// threads then touch neighbouring entries).
+/// back ends (chains x 2 independent FMAs per round); on devices the entries of one wide
+/// memory access (16 bytes of storage: neighbouring threads then touch neighbouring
+/// chunks), or one entry where the format has no wide block access (scaled formats).
 template <class V>
 constexpr int lanes() {
   using memory_space = typename V::memory_space;
-  return std::is_same<memory_space, Kokkos::HostSpace>::value
-             ? static_cast<int>(2 * host_vector_bytes / sizeof(kacc::arithmetic_t<V>))
-             : 1;
+  using storage = typename kacc::format_traits<kacc::format_t<V>>::storage_type;
+  constexpr int wide = kacc::Impl::detail::device_access_bytes / static_cast<int>(sizeof(storage));
+  if constexpr (std::is_same<memory_space, Kokkos::HostSpace>::value) {
+    return static_cast<int>(2 * host_vector_bytes / sizeof(kacc::arithmetic_t<V>));
+  } else if constexpr (wide > 1 && kacc::Impl::detail::device_wide_block_v<V, wide>) {
+    return wide;
+  } else {
+    return 1;
+  }
 }
 
 /// The constant chain c adds: -1.99 + 0.0123 c, all in the chaotic range of t * t + c,
@@ -164,20 +171,23 @@ template <class V, int Rounds>
 struct mix_kernel {
   using arith = kacc::arithmetic_t<V>;
   static constexpr int width = lanes<V>();
-  /// Whether blocks are read through kacc's block loads: SIMD conversions on this host, or
-  /// one scale.
-  static constexpr bool loads_by_block =
-      kacc::Impl::block_load_vectorised_v<V> || kacc::Impl::single_scale_v<V>;
+  /// Whether x lives in a device's memory.
+  static constexpr bool on_device =
+      !std::is_same<typename V::memory_space, Kokkos::HostSpace>::value;
+  /// Whether blocks are read through kacc's block loads: SIMD conversions on this host,
+  /// one scale, or wide device accesses.
+  static constexpr bool loads_by_block = kacc::Impl::block_load_vectorised_v<V> ||
+                                         kacc::Impl::single_scale_v<V> || (on_device && width > 1);
   /// Whether blocks are written through kacc's block stores, for the same reasons.
-  static constexpr bool stores_by_block =
-      kacc::Impl::block_store_vectorised_v<V> || kacc::Impl::single_scale_v<V>;
+  static constexpr bool stores_by_block = kacc::Impl::block_store_vectorised_v<V> ||
+                                          kacc::Impl::single_scale_v<V> || (on_device && width > 1);
   /// Blocks one work item updates: four where the block converts through SIMD block
   /// loads and stores, whose blocks are a few dozen instructions, so the call per work
   /// item (GCC 12 does not inline it into the OpenMP loop: register saves, the constants
   /// set up again, vzeroupper) cost as much as the block; one elsewhere, because GCC 12
   /// vectorises the plain loops only one block per function (with four, Acc<fp64,fp32>
-  /// became scalar code). Devices take one entry per item.
-  static constexpr int blocks_per_item = width > 1 && loads_by_block ? 4 : 1;
+  /// became scalar code). Devices take one block (one wide access) per item.
+  static constexpr int blocks_per_item = !on_device && width > 1 && loads_by_block ? 4 : 1;
   /// Entries one work item updates.
   static constexpr int entries_per_item = width * blocks_per_item;
 
