@@ -668,11 +668,12 @@ namespace detail {
 constexpr int device_access_bytes = 16;
 
 /// Whether block loads and stores of W entries of V move whole device_access_bytes chunks
-/// in device code: unscaled storage whose W entries fill a whole number of chunks.
-template <class V, int W>
+/// in device code: unscaled storage of a trivial type (bits that a chunk may carry:
+/// not double_double) whose W entries fill a whole number of chunks.
+template <class V, int W, class S = typename format_traits<format_t<V>>::storage_type>
 inline constexpr bool device_wide_block_v =
-    block_decodable_v<V> &&
-    (W * sizeof(typename format_traits<format_t<V>>::storage_type)) % device_access_bytes == 0;
+    std::conjunction_v<std::bool_constant<block_decodable_v<V>>, std::is_trivial<S>,
+                       std::bool_constant<(W * sizeof(S)) % device_access_bytes == 0>>;
 
 /// W entries of storage type S, seen as whole chunks: a device thread reads or writes a
 /// chunk in one instruction, where W separate narrow accesses would each cost one.
