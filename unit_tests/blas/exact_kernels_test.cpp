@@ -211,9 +211,11 @@ TYPED_TEST(ExactKernels, GemvEqualsMpfrInBothShapesAndLayouts) {
   check_gemv_all_cases<TypeParam, shape::host, double>(100, 517, 1e40);
   check_gemv_all_cases<TypeParam, shape::host, float>(1100, 41, 1e20);
   check_gemv_all_cases<TypeParam, shape::team, double>(70, 133, 1e30);
-  // The column-walking host shape keeps 256 rows' expansions, walking 16 columns at a time:
-  // 300 rows (a second panel ending in a partial group of 16) and 77 columns (a partial
-  // block); condition 1e5 stays in the expansions, 1e40 needs the long accumulators.
+  // The column-walking host shape keeps the expansions of a panel of rows (two panels per
+  // thread, a multiple of 16 rows), walking 16 columns at a time: 300 rows (panels of 160,
+  // 80 or 64 rows with 1, 2 or 3 threads, the last ending in a partial group of 16) and 77
+  // columns (a partial block); condition 1e5 stays in the expansions, 1e40 needs the long
+  // accumulators.
   check_gemv_all_cases<TypeParam, shape::host, double>(300, 77, 1e5);
   check_gemv_all_cases<TypeParam, shape::host, double>(300, 77, 1e40);
 }
