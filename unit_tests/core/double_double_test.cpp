@@ -343,6 +343,48 @@ void check_gemv_bits(bool trans, std::size_t m, std::size_t n, bool special) {
                        << " shape, " << m << "x" << n << (special ? " with inf/NaN/overflow" : "");
 }
 
+#if defined(KOKKOS_ENABLE_SERIAL)
+// What DOT with Arith = double, Acc = double_double promises bit for bit on one host thread:
+// blocks of 4096 entries, each block's products added into 16 lanes by index modulo 16
+// with accumulator_traits<double_double>::add_product, the lanes joined pairwise, then the
+// blocks joined in order.
+double double_double_dot(const std::vector<double>& x, const std::vector<double>& y) {
+  using traits = kacc::accumulator_traits<double_double>;
+  const std::size_t block = 4096;
+  double_double sum;
+  for (std::size_t b = 0; b < x.size(); b += block) {
+    double_double lane[16];
+    for (std::size_t i = b; i < x.size() && i < b + block; ++i)
+      traits::add_product(lane[(i - b) % 16], x[i], y[i]);
+    for (int w = 8; w > 0; w /= 2)
+      for (int l = 0; l < w; ++l) traits::join(lane[l], lane[l + w]);
+    traits::join(sum, lane[0]);
+  }
+  return static_cast<double>(sum);
+}
+
+TEST(DoubleDouble, DotBitsOfTheHostShape) {
+  const std::size_t n = 3 * 4096 + 37;  // a partial block, and a tail of 5 after its lanes
+  std::vector<double> xv, yv;
+  kacc_testing::gen_dot(n, 1e20, 7, xv, yv);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int special = 0; special < 3; ++special) {
+    std::vector<double> xs = xv;
+    if (special == 1) xs[5000] = inf;                            // inf (not NaN)
+    if (special == 2) xs[5000] = 0x1p1000, xs[5016] = 0x1p1000;  // products that overflow
+    Kokkos::View<double*, Kokkos::HostSpace> x("x", n), y("y", n);
+    for (std::size_t i = 0; i < n; ++i) x(i) = xs[i], y(i) = yv[i];
+    const double got = kacc::blas::dot<double, double_double>(Kokkos::Serial(), x, y);
+    const double want = double_double_dot(xs, yv);
+    EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want)))
+        << "case " << special << ": " << got << " against " << want;
+    if (special == 1) {
+      EXPECT_EQ(want, std::copysign(inf, want));
+    }
+  }
+}
+#endif
+
 TEST(DoubleDouble, GemvBitsOfEachHostShape) {
   for (bool trans : {false, true})
     for (bool special : {false, true}) {

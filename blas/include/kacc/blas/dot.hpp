@@ -24,7 +24,8 @@ inline constexpr index_type dot_block_v =
 /// the products go 16 at a time into exact lanes, which skip the FMA errors when both
 /// formats are float-valued; otherwise each block is a lane-split sum, formats with SIMD
 /// conversions on this host are converted block_stage entries at a time through block
-/// loads first, and double_double lanes sit side by side.
+/// loads first, and double_double lanes sit side by side, adding by add_finite (a block whose
+/// sums do not stay finite is summed again by operator+=, so the bits are operator+='s).
 template <class T, class Acc, class X, class Y>
 KOKKOS_INLINE_FUNCTION void dot_host_block_sum(const X& x, const Y& y, index_type i,
                                                const index_type i1, Acc& sum) {
@@ -45,14 +46,26 @@ KOKKOS_INLINE_FUNCTION void dot_host_block_sum(const X& x, const Y& y, index_typ
     for (int l = 0; l < L; ++l) lane[l] = traits::zero();
     i = dot_staged<T>(x, y, i, i1, lane);
     if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, T>) {
-      kacc::Impl::double_double_lanes<L> lanes(lane);
+      const index_type start = i;
+      kacc::Impl::double_double_lanes<L, true> lanes(lane);
       for (; i + L <= i1; i += L) {
         T xs[L], ys[L];
         kacc::Impl::load_block<L>(x, i, xs);
         kacc::Impl::load_block<L>(y, i, ys);
         lanes.add_products(xs, ys);
       }
-      lanes.store(lane);
+      if (lanes.finite()) {
+        lanes.store(lane);
+      } else {
+        kacc::Impl::double_double_lanes<L> checked(lane);
+        for (i = start; i + L <= i1; i += L) {
+          T xs[L], ys[L];
+          kacc::Impl::load_block<L>(x, i, xs);
+          kacc::Impl::load_block<L>(y, i, ys);
+          checked.add_products(xs, ys);
+        }
+        checked.store(lane);
+      }
     }
     for (; i + L <= i1; i += L)
       for (int l = 0; l < L; ++l)
