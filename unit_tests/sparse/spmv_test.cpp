@@ -824,24 +824,35 @@ TEST(SparseSpmv, ExactRowsEqualMpfrOnIllConditionedAndSpecialRows) {
   check_exact_rows<double, float>();
 }
 
-// double_double sums of the same rows (inf and NaN included) have the bits of adding each
-// product with accumulator_traits<double_double>, in the host shape's order (device rows
-// reduce across vector lanes).
-TEST(SparseSpmv, DoubleDoubleRowsHaveTheBitsOfTheTraitsSum) {
+namespace {
+
+// Sums in Acc of the same rows (inf and NaN included) have the bits of adding each product
+// with accumulator_traits<Acc>, in the host shape's order (device rows reduce across vector
+// lanes), though the host's CSR row kernel takes 16 rows side by side.
+template <class Acc>
+void check_rows_traits_bits() {
   using HostExec = Kokkos::DefaultHostExecutionSpace;
   const auto rows = exact_test_rows();
   const auto a = ks::make_csr<double, double, int, int, HostExec::device_type>(rows.a);
   auto xd = device_copy<HostVec>(rows.x, "x");
   HostVec y("y", static_cast<std::size_t>(rows.a.num_rows));
-  ks::spmv<double, kacc::double_double>(HostExec(), "N", 1.0, a, xd, 0.0, y,
-                                        ks::SpmvAlgorithm::row);
+  ks::spmv<double, Acc>(HostExec(), "N", 1.0, a, xd, 0.0, y, ks::SpmvAlgorithm::row);
   const auto got = host_copy(y);
-  using traits = kacc::accumulator_traits<kacc::double_double>;
+  using traits = kacc::accumulator_traits<Acc>;
   std::size_t k = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
-    kacc::double_double sum = traits::zero();
+    Acc sum = traits::zero();
     for (; k < rows.a.nnz() && rows.a.row[k] == static_cast<std::int64_t>(i); ++k)
       traits::add_product(sum, rows.a.val[k], rows.x[static_cast<std::size_t>(rows.a.col[k])]);
-    EXPECT_TRUE(same_bits(static_cast<double>(sum), got[i])) << "row " << i;
+    EXPECT_TRUE(same_bits(static_cast<double>(traits::result(sum)), got[i])) << "row " << i;
   }
+}
+
+}  // namespace
+
+TEST(SparseSpmv, DoubleDoubleRowsHaveTheBitsOfTheTraitsSum) {
+  check_rows_traits_bits<kacc::double_double>();
+}
+TEST(SparseSpmv, CompensatedRowsHaveTheBitsOfTheTraitsSum) {
+  check_rows_traits_bits<kacc::compensated<double>>();
 }

@@ -13,8 +13,8 @@
 /// CSR kernels (one templated source each, for every format):
 ///   - row: on CPUs one thread per row, the row's sum in a register (values in a format
 ///     with SIMD block loads on this host are decoded up to 32 at a time first, same bits,
-///     see row_sum); with exact<double> or double_double sums (fp64 arithmetic), 16
-///     rows side by side per thread, each exact row sum in a floating-point expansion of a
+///     see row_sum); with exact<double>, double_double or compensated sums (fp64
+///     arithmetic), 16 rows side by side per thread, each exact row sum in an expansion of a
 ///     few doubles rounded once, a long accumulator only for rows the expansion cannot hold
 ///     or round (csr_rows_side_by_side: same bits as a long accumulator per row); on GPUs
 ///     one vector of lanes per row (lanes read consecutive entries), the vector length a
@@ -144,7 +144,8 @@ KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& en
   for (; k < end; ++k) traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
 }
 
-/// Rows side by side in the host CSR row kernel with double_double or exact<double> sums:
+/// Rows side by side in the host CSR row kernel with double_double, exact<double> or
+/// compensated<double> sums:
 /// independent sums, so their dependent additions overlap and their steps vectorise (two
 /// AVX-512 registers; 4 and 8 measured slower, 32 no faster).
 constexpr int csr_row_lanes = 16;
@@ -186,7 +187,8 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 }
 
 /// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR row kernel with exact<double>
-/// (T = double) or double_double (Acc) sums, one lane per row: the rows' first entries
+/// (T = double), double_double or compensated<double> (Acc) sums, one lane per row: the rows'
+/// first entries
 /// (as many as the shortest row has) side by side, then each row's rest on its own.
 /// exact<double>: each row's exact sum in a floating-point expansion of a few doubles
 /// (lanes_try_add_products, exact_lanes' terms), rounded by round_terms_to_nearest; when
@@ -195,7 +197,10 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 /// one cannot hold or round either is summed by exact<double>: a row of a few entries need
 /// not clear and round a long accumulator.
 /// double_double: each sum by add_finite (double_double_lanes); a row whose sum is not
-/// finite is summed again by operator+=. Either way each row's result has the bits of
+/// finite is summed again by operator+=. compensated<double>: each row's sum by
+/// accumulator_traits (the rows' steps interleave: SpMV on the 7-point stencil of a 128^3
+/// grid, 2 threads, 25.5 ms a row at a time, 10.0-10.7 ms side by side, plain fp64 8.5 ms).
+/// Either way each row's result has the bits of
 /// accumulator_traits<Acc>'s sum of its products. The values csr_prefetch_distance entries
 /// ahead of the group's are asked for first (of the matrix's nnz entries).
 template <class T, class Acc, bool ExactProducts, class RowMap, class Values, class Entries,
@@ -205,8 +210,10 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
                                                   const index_type i0, const int nr,
                                                   const index_type nnz, const T& alpha,
                                                   const T& beta, const Y& y) {
+  using traits = accumulator_traits<Acc>;
   constexpr int W = csr_row_lanes;
   constexpr bool is_exact = std::is_same<Acc, exact<double>>::value;
+  constexpr bool is_double_double = std::is_same<Acc, double_double>::value;
   constexpr int Terms = kacc::Impl::exact_lane_terms<ExactProducts>::terms;
   // Lanes past nr repeat row i0 (never written), so every lane reads without a check.
   index_type start[W], end[W];
@@ -223,6 +230,8 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   double terms[Terms][W] = {};
   const double_double zero[W];
   kacc::Impl::double_double_lanes<W, true> dd(zero);
+  Acc sums[W];  // compensated sums
+  for (int l = 0; l < W; ++l) sums[l] = traits::zero();
   bool held = true;
   for (index_type j = 0; j < common && held; ++j) {
     for (int l = 0; l < W; ++l) {
@@ -231,8 +240,10 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
     }
     if constexpr (is_exact) {
       held = kacc::Impl::lanes_try_add_products<ExactProducts, W>(&terms[0][0], a, b);
-    } else {
+    } else if constexpr (is_double_double) {
       dd.add_products(a, b);
+    } else {
+      for (int l = 0; l < W; ++l) traits::add_product(sums[l], a[l], b[l]);
     }
   }
   for (int l = 0; l < nr; ++l) {
@@ -249,7 +260,7 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
         done = kacc::Impl::lanes_try_add_products<ExactProducts, 1>(t, &ak, &bk);
       }
       done = done && kacc::Impl::round_terms_to_nearest<Terms>(t, sum);
-    } else {
+    } else if constexpr (is_double_double) {
       double hi = dd.hi[l], lo = dd.lo[l];
       for (index_type k = start[l] + common; k < end[l]; ++k) {
         double p, e;
@@ -258,13 +269,18 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
       }
       done = hi - hi == 0;
       sum = static_cast<T>(double_double(hi, lo));
+    } else {
+      for (index_type k = start[l] + common; k < end[l]; ++k)
+        traits::add_product(sums[l], convert<T>(values(k)), convert<T>(x(entries(k))));
+      sum = static_cast<T>(traits::result(sums[l]));
     }
     if (!done) sum = csr_row_traits_sum<T, Acc>(row_map, values, entries, x, i);
     update(y, i, alpha, sum, beta);
   }
 }
 
-/// The host CSR row kernel with exact<double> or double_double sums (T = double):
+/// The host CSR row kernel with exact<double>, double_double or compensated<double> sums
+/// (T = double):
 /// csr_row_lanes rows per iteration, csr_rows_side_by_side.
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void csr_row_host_side_by_side(const std::string& label, const Exec& exec, const T& alpha,
@@ -295,7 +311,9 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
   const typename M::const_values_type values = a.values();
   const index_type rows = a.num_rows();
   if constexpr (Shape == shape::host && (kacc::Impl::uses_exact_lanes_v<Acc, T> ||
-                                         kacc::Impl::uses_double_double_lanes_v<Acc, T>)) {
+                                         kacc::Impl::uses_double_double_lanes_v<Acc, T> ||
+                                         (std::is_same<Acc, compensated<double>>::value &&
+                                          std::is_same<T, double>::value))) {
     csr_row_host_side_by_side<T, Acc>(label, exec, alpha, a, x, beta, y);
   } else if constexpr (Shape == shape::host) {
     Kokkos::parallel_for(
