@@ -47,23 +47,21 @@ KOKKOS_INLINE_FUNCTION void dot_host_block_sum(const X& x, const Y& y, index_typ
     i = dot_staged<T>(x, y, i, i1, lane);
     if constexpr (kacc::Impl::uses_double_double_lanes_v<Acc, T>) {
       const index_type start = i;
-      kacc::Impl::double_double_lanes<L, true> lanes(lane);
-      for (; i + L <= i1; i += L) {
-        T xs[L], ys[L];
-        kacc::Impl::load_block<L>(x, i, xs);
-        kacc::Impl::load_block<L>(y, i, ys);
-        lanes.add_products(xs, ys);
-      }
-      if (lanes.finite()) {
-        lanes.store(lane);
-      } else {
-        kacc::Impl::double_double_lanes<L> checked(lane);
+      const auto add_groups = [&](auto& lanes) {
         for (i = start; i + L <= i1; i += L) {
           T xs[L], ys[L];
           kacc::Impl::load_block<L>(x, i, xs);
           kacc::Impl::load_block<L>(y, i, ys);
-          checked.add_products(xs, ys);
+          lanes.add_products(xs, ys);
         }
+      };
+      kacc::Impl::double_double_lanes<L, true> lanes(lane);
+      add_groups(lanes);
+      if (lanes.finite()) {
+        lanes.store(lane);
+      } else {
+        kacc::Impl::double_double_lanes<L> checked(lane);
+        add_groups(checked);
         checked.store(lane);
       }
     }

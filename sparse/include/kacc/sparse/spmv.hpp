@@ -151,10 +151,10 @@ KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& en
 constexpr int csr_row_lanes = 16;
 
 /// Entries ahead of a group of csr_row_lanes rows whose values the host CSR row kernel with
-/// exact<double> or double_double sums asks the caches for: its sums are slow enough that the
-/// hardware prefetchers fall behind. SpMV on the 7-point stencil of a 128^3 grid, 2 threads,
-/// double_double: 12.9-13.6 ms without, 10.3-10.8 ms 512, 1024 or 2048 entries ahead (plain
-/// fp64 8.2-8.5 ms); asking for the column indices too made no difference.
+/// exact<double>, double_double or compensated<double> sums asks the caches for: its sums are
+/// slow enough that the hardware prefetchers fall behind. SpMV on the 7-point stencil of a 128^3
+/// grid, 2 threads, double_double: 12.9-13.6 ms without, 10.3-10.8 ms 512, 1024 or 2048 entries
+/// ahead (plain fp64 8.2-8.5 ms); asking for the column indices too made no difference.
 constexpr index_type csr_prefetch_distance = 1024;
 
 /// Asks the host's caches for the values [k0, k1) (clipped to the nnz entries), a cache line
@@ -188,8 +188,8 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 
 /// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR row kernel with exact<double>
 /// (T = double), double_double or compensated<double> (Acc) sums, one lane per row: the rows'
-/// first entries
-/// (as many as the shortest row has) side by side, then each row's rest on its own.
+/// first entries (as many as the shortest row has) side by side, then each row's rest on its
+/// own.
 /// exact<double>: each row's exact sum in a floating-point expansion of a few doubles
 /// (lanes_try_add_products, exact_lanes' terms), rounded by round_terms_to_nearest; when
 /// the group's expansions cannot hold a sum (products out of their range, special values, a
@@ -200,9 +200,9 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 /// finite is summed again by operator+=. compensated<double>: each row's sum by
 /// accumulator_traits (the rows' steps interleave: SpMV on the 7-point stencil of a 128^3
 /// grid, 2 threads, 25.5 ms a row at a time, 10.0-10.7 ms side by side, plain fp64 8.5 ms).
-/// Either way each row's result has the bits of
-/// accumulator_traits<Acc>'s sum of its products. The values csr_prefetch_distance entries
-/// ahead of the group's are asked for first (of the matrix's nnz entries).
+/// Each row's result has the bits of accumulator_traits<Acc>'s sum of its products. The
+/// values csr_prefetch_distance entries ahead of the group's are asked for first (of the
+/// matrix's nnz entries).
 template <class T, class Acc, bool ExactProducts, class RowMap, class Values, class Entries,
           class X, class Y>
 KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const Values& values,
@@ -210,7 +210,7 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
                                                   const index_type i0, const int nr,
                                                   const index_type nnz, const T& alpha,
                                                   const T& beta, const Y& y) {
-  using traits = accumulator_traits<Acc>;
+  using compensated_traits = accumulator_traits<compensated<double>>;
   constexpr int W = csr_row_lanes;
   constexpr bool is_exact = std::is_same<Acc, exact<double>>::value;
   constexpr bool is_double_double = std::is_same<Acc, double_double>::value;
@@ -230,8 +230,7 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   double terms[Terms][W] = {};
   const double_double zero[W];
   kacc::Impl::double_double_lanes<W, true> dd(zero);
-  Acc sums[W];  // compensated sums
-  for (int l = 0; l < W; ++l) sums[l] = traits::zero();
+  compensated<double> sums[W];
   bool held = true;
   for (index_type j = 0; j < common && held; ++j) {
     for (int l = 0; l < W; ++l) {
@@ -243,7 +242,7 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
     } else if constexpr (is_double_double) {
       dd.add_products(a, b);
     } else {
-      for (int l = 0; l < W; ++l) traits::add_product(sums[l], a[l], b[l]);
+      for (int l = 0; l < W; ++l) compensated_traits::add_product(sums[l], a[l], b[l]);
     }
   }
   for (int l = 0; l < nr; ++l) {
@@ -271,8 +270,8 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
       sum = static_cast<T>(double_double(hi, lo));
     } else {
       for (index_type k = start[l] + common; k < end[l]; ++k)
-        traits::add_product(sums[l], convert<T>(values(k)), convert<T>(x(entries(k))));
-      sum = static_cast<T>(traits::result(sums[l]));
+        compensated_traits::add_product(sums[l], convert<T>(values(k)), convert<T>(x(entries(k))));
+      sum = static_cast<T>(compensated_traits::result(sums[l]));
     }
     if (!done) sum = csr_row_traits_sum<T, Acc>(row_map, values, entries, x, i);
     update(y, i, alpha, sum, beta);
