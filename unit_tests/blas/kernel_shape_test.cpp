@@ -147,9 +147,10 @@ TEST(KernelShape, TrsvHostShape) {
 }
 
 // DOT and the GEMV dot shape stage 2-byte formats through block loads (SIMD conversions
-// on hosts that have them); the sums must be the same, bit for bit, as those of fp64
-// views holding the same (exactly representable) values, which take the plain loops:
-// same terms, same lanes, same order. Magnitudes from 2^-12 to 2^12, so that the sums
+// on hosts that have them), and take fp32 matrices with fp64 arithmetic four rows side by
+// side; the sums must be the same, bit for bit, as those of fp64 views holding the same
+// (exactly representable) values, which take the plain loops: same terms, same lanes, same
+// order. Magnitudes from 2^-12 to 2^12, so that the sums
 // round and a different order would show.
 std::vector<double> wide_values(std::size_t n, std::uint64_t seed) {
   auto v = random_values(n, seed);
@@ -216,6 +217,10 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_axpy_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>(tall, 6);
   expect_staged_axpy_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutRight>(tall, 5);
   expect_staged_axpy_same_bits<float, double, Kokkos::LayoutLeft>(tall, 7);
+  // Columns enough for the column-walking shape to ask for columns ahead (a hint only).
+  const std::size_t wide = kacc::blas::Impl::axpy_prefetch_columns + 27;
+  expect_staged_axpy_same_bits<float, double, Kokkos::LayoutRight>(1000, wide);
+  expect_staged_axpy_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>(1000, wide);
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::bf16, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>();
@@ -229,6 +234,11 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>(grouped, long_rows);
   expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>(grouped,
                                                                                      long_rows);
+  // fp32 matrices with fp64 arithmetic: kacc::blas::Impl::narrow_rows rows side by side.
+  const std::size_t narrow_grouped =
+      4 * kacc::blas::Impl::narrow_rows * static_cast<std::size_t>(Host().concurrency()) + 3;
+  expect_staged_same_bits<float, double, Kokkos::LayoutRight>(narrow_grouped, long_rows);
+  expect_staged_same_bits<float, double, Kokkos::LayoutLeft>(narrow_grouped, long_rows);
   // Scaled vectors (one scale) stage x and y through their SIMD block loads; the matrices,
   // one scale per column (the default), take the plain loops.
   expect_staged_same_bits<kacc::scaled<std::int16_t>, double, Kokkos::LayoutRight>();

@@ -107,6 +107,29 @@ constexpr int staged_rows = 8;
 /// updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
 constexpr index_type side_by_side_entries = 8 * kacc::Impl::block_stage;
 
+/// Whether M is stored in a format narrower than Arith without SIMD block loads on this host
+/// (fp32 with fp64 arithmetic), summed in a plain accumulator.
+template <class Arith, class Acc, class M>
+inline constexpr bool narrow_plain_v = [] {
+  using format = typename matrix_format<M>::type;
+  if constexpr (std::is_void<format>::value) {
+    return false;
+  } else {
+    return !M::vectorised_loads && accumulator_traits<Acc>::is_plain &&
+           sizeof(typename format_traits<format>::storage_type) < sizeof(Arith);
+  }
+}();
+/// Whether the host dot shape takes narrow_rows rows side by side, host_lanes entries at a
+/// time (rows_dot_blocks_side_by_side): narrow_plain_v, and x does not stage either.
+template <class Arith, class Acc, class M, class X>
+inline constexpr bool narrow_rows_v = narrow_plain_v<Arith, Acc, M> && !rows_staged_v<M, X>;
+/// Rows the host dot shape sums side by side where narrow_rows_v: each block of x serves
+/// them all and their sums stay in registers. GEMV with fp32 storage and fp64 arithmetic,
+/// 16384^2, 2 threads, LayoutRight-N and LayoutLeft-T: 32 ms a row at a time, 23 ms two
+/// rows, 18.7-19.1 ms four, 19.5 ms eight (plain fp32 GEMV 16-18 ms). Not for fp64 storage:
+/// four rows took 35 ms against 29 ms one at a time.
+constexpr int narrow_rows = 4;
+
 /// The staged part of row i of the host dot shape: while a whole stage of block_stage
 /// entries is left in [k, k1), converts it through block loads and adds its products to
 /// lane[entry % host_lanes], in the plain loop's order. Returns the first entry not added
@@ -164,6 +187,29 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_staged_side_by_side(const M& m, const
   return k;
 }
 
+/// The part of rows i .. i + R - 1 of the host dot shape, side by side, from entry k while a
+/// whole block of host_lanes entries is left in [k, k1): each block of x is read once for the
+/// R rows, each row's block through a block load, its products added to
+/// lane[r][entry % host_lanes] in the plain loop's order. Returns the first entry not added.
+template <int R, class Arith, class Acc, class M, class X>
+KOKKOS_INLINE_FUNCTION index_type rows_dot_blocks_side_by_side(const M& m, const X& x,
+                                                               const index_type i, index_type k,
+                                                               const index_type k1,
+                                                               Acc (*lane)[host_lanes]) {
+  using traits = accumulator_traits<Acc>;
+  constexpr int L = host_lanes;
+  for (; k + L <= k1; k += L) {
+    Arith xs[L];
+    kacc::Impl::load_block<L>(x, k, xs);
+    for (int r = 0; r < R; ++r) {
+      Arith ms[L];
+      m.template load_along_k<L>(i + r, k, ms);
+      for (int l = 0; l < L; ++l) traits::add_product(lane[r][l], ms[l], xs[l]);
+    }
+  }
+  return k;
+}
+
 /// Finishes row i of the host dot shape from entry k: the rest of its entries in the plain
 /// loop (16 lanes, as the stages add), then its lanes summed pairwise into out(i).
 template <class Arith, class Acc, class M, class X, class Out>
@@ -213,19 +259,20 @@ KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type 
 constexpr index_type prefetch_distance = 512;
 
 /// Asks the host's caches for the host_lanes entries of M from (i, k) along i (AlongI) or
-/// along k, ahead of their use (a hint: no effect on results; none in device code).
-template <bool AlongI, class AV, bool Trans>
+/// along k, ahead of their use (a hint: no effect on results; none in device code). Locality
+/// as __builtin_prefetch's: 3 into every level, 2 into L2 and beyond.
+template <bool AlongI, int Locality = 3, class AV, bool Trans>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_group(const detail::oriented<AV, Trans>& m,
                                                 const index_type i, const index_type k) {
 #if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
   constexpr index_type last = host_lanes - 1;
   const index_type il = AlongI ? i + last : i, kl = AlongI ? k : k + last;
   if constexpr (Trans) {
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i));
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, kl, il));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, k, i), 0, Locality);
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, kl, il), 0, Locality);
   } else {
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k));
-    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, il, kl));
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, i, k), 0, Locality);
+    __builtin_prefetch(kacc::Impl::storage_pointer(m.a, il, kl), 0, Locality);
   }
 #else
   (void)m, (void)i, (void)k;
@@ -316,15 +363,14 @@ void rows_dot_host_double_double(const std::string& label, const Exec& exec, con
       });
 }
 
-/// Rows [i0, i1) of the host dot shape staged_rows at a time, one group per work item: the
-/// staged part of a whole group side by side, then each row's rest (rows_dot_finish); a
-/// last, partial group row by row.
-template <class Arith, class Acc, class Exec, class M, class X, class Out>
+/// Rows [i0, i1) of the host dot shape R at a time, one group per work item: the staged part
+/// of a whole group side by side (rows_staged_v; else its blocks of host_lanes entries,
+/// narrow_rows_v), then each row's rest (rows_dot_finish); a last, partial group row by row.
+template <int R, class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host_side_by_side(const std::string& label, const Exec& exec, const M& m,
                                 const index_type i0, const index_type i1, const index_type k0,
                                 const index_type k1, const X& x, const Out& out) {
   using traits = accumulator_traits<Acc>;
-  constexpr int R = staged_rows;
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, (i1 - i0 + R - 1) / R), KOKKOS_LAMBDA(const index_type g) {
         const index_type first = i0 + g * R;
@@ -332,8 +378,14 @@ void rows_dot_host_side_by_side(const std::string& label, const Exec& exec, cons
         Acc lane[R][host_lanes];
         for (int r = 0; r < R; ++r)
           for (int l = 0; l < host_lanes; ++l) lane[r][l] = traits::zero();
-        const index_type staged =
-            rows == R ? rows_dot_staged_side_by_side<Arith>(m, x, first, k0, k1, lane) : k0;
+        index_type staged = k0;
+        if (rows == R) {
+          if constexpr (rows_staged_v<M, X>) {
+            staged = rows_dot_staged_side_by_side<Arith>(m, x, first, k0, k1, lane);
+          } else {
+            staged = rows_dot_blocks_side_by_side<R, Arith>(m, x, first, k0, k1, lane);
+          }
+        }
         for (int r = 0; r < rows; ++r) {
           const index_type i = first + r;
           const index_type k =
@@ -347,7 +399,8 @@ void rows_dot_host_side_by_side(const std::string& label, const Exec& exec, cons
 /// loop vectorises without reassociation flags. Formats with SIMD conversions on this
 /// host are first converted block_stage entries at a time through block loads, because
 /// compilers do not vectorise their scalar conversions inside this reduction, and then, for
-/// many long rows, a work item takes staged_rows rows side by side.
+/// many long rows, a work item takes staged_rows rows side by side; narrower formats that do
+/// not stage take narrow_rows rows side by side.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
@@ -372,12 +425,13 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
     rows_dot_host_double_double<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
     return;
   }
-  if constexpr (rows_staged_v<M, X>) {
+  if constexpr (rows_staged_v<M, X> || narrow_rows_v<Arith, Acc, M, X>) {
     // Rows side by side only where every thread still gets several groups of them (the
     // GMRES basis's V^T w has at most a few hundred rows), and only long ones.
+    constexpr int R = rows_staged_v<M, X> ? staged_rows : narrow_rows;
     const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
-    if (i1 - i0 >= 4 * staged_rows * threads && k1 - k0 >= side_by_side_entries) {
-      rows_dot_host_side_by_side<Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
+    if (i1 - i0 >= 4 * R * threads && k1 - k0 >= side_by_side_entries) {
+      rows_dot_host_side_by_side<R, Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
       return;
     }
   }
@@ -601,15 +655,37 @@ void rows_axpy_host_double_double(const std::string& label, const Exec& exec, co
       });
 }
 
-/// The block-loaded part of four columns k .. k + 3 in the host axpy shape: rows r0 + r for
-/// r in [0, nr) host_lanes at a time, each column's entries converted with one block load,
-/// their products added as the plain loop adds them (same bits). Returns the first r not
-/// done: 0 unless axpy_staged_v<M> (compilers vectorise the plain loop whole for the other
-/// formats, and staging those measured slower).
+/// Columns ahead of their use whose entries the host axpy shape asks L2 for, for formats
+/// narrower than its arithmetic: the hardware prefetchers do not keep up with its short runs
+/// down many columns. GEMV 16384^2, 2 threads, LayoutLeft-N and LayoutRight-T: fp16 and bf16
+/// storage 17.6-18.8 ms without, 13.3-15.2 ms sixteen columns ahead (13.6-15.2 eight); fp32
+/// storage with fp64 arithmetic 29.8-32.4 ms without, 24.0-26.5 ms sixteen ahead, in the
+/// processes where plain fp64 took 37-40 ms (no change where it took 50 ms). Into L1 as
+/// well: no faster than without.
+constexpr index_type axpy_prefetch_columns = 16;
+
+/// Asks L2 for the host_lanes entries from row i of the four columns axpy_prefetch_columns
+/// after k, where those lie before k1.
+template <class M>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_columns_ahead(const M& m, const index_type i,
+                                                        const index_type k, const index_type k1) {
+  const index_type ahead = k + axpy_prefetch_columns;
+  if (ahead + 4 <= k1) {
+    for (int c = 0; c < 4; ++c) prefetch_group<true, 2>(m, i, ahead + c);
+  }
+}
+
+/// The block-loaded part of four columns k .. k + 3 (of [k0, k1)) in the host axpy shape:
+/// rows r0 + r for r in [0, nr) host_lanes at a time, each column's entries converted with
+/// one block load after asking L2 for those axpy_prefetch_columns ahead, their products
+/// added as the plain loop adds them (same bits). Returns the first r not done: 0 unless
+/// axpy_staged_v<M> (compilers vectorise the plain loop whole for the other formats, and
+/// staging those measured slower).
 template <class Arith, class Acc, class M>
 KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged(const M& m, const index_type r0,
                                                    const index_type nr, const index_type k,
-                                                   const Arith (&xk)[4], Acc* acc) {
+                                                   const index_type k1, const Arith (&xk)[4],
+                                                   Acc* acc) {
   if constexpr (axpy_staged_v<M>) {
     using traits = accumulator_traits<Acc>;
     constexpr int L = host_lanes;
@@ -618,6 +694,7 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged(const M& m, const index_type 
     if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a)>()) return 0;
     index_type r = 0;
     for (; r + L <= nr; r += L) {
+      prefetch_columns_ahead(m, r0 + r, k, k1);
       Arith c0[L], c1[L], c2[L], c3[L];
       m.template load_along_i<L, checked>(r0 + r, k, c0);
       m.template load_along_i<L, checked>(r0 + r, k + 1, c1);
@@ -629,15 +706,40 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged(const M& m, const index_type 
     }
     return r;
   } else {
-    (void)m, (void)r0, (void)nr, (void)k, (void)xk, (void)acc;
+    (void)m, (void)r0, (void)nr, (void)k, (void)k1, (void)xk, (void)acc;
     return 0;
   }
+}
+
+/// Rows r0 + r for r in [0, nr) of four columns k .. k + 3 in the host axpy shape where
+/// narrow_plain_v, host_lanes at a time, each block of rows first asking L2 for its entries
+/// axpy_prefetch_columns ahead; the products added as the plain loop adds them (same bits).
+/// Returns the first r not done.
+template <class Arith, class Acc, class M>
+KOKKOS_INLINE_FUNCTION index_type rows_axpy_narrow(const M& m, const index_type r0,
+                                                   const index_type nr, const index_type k,
+                                                   const index_type k1, const Arith (&xk)[4],
+                                                   Acc* acc) {
+  using traits = accumulator_traits<Acc>;
+  constexpr int L = host_lanes;
+  index_type r = 0;
+  for (; r + L <= nr; r += L) {
+    prefetch_columns_ahead(m, r0 + r, k, k1);
+    for (int l = 0; l < L; ++l) {
+      const index_type i = r0 + r + l;
+      add_four_products<traits>(acc[r + l], convert<Arith>(m(i, k)), xk[0],
+                                convert<Arith>(m(i, k + 1)), xk[1], convert<Arith>(m(i, k + 2)),
+                                xk[2], convert<Arith>(m(i, k + 3)), xk[3]);
+    }
+  }
+  return r;
 }
 
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
 /// time, streaming contiguous memory instead of reading each row with a stride. Formats
 /// with SIMD block loads on this host convert each column's entries host_lanes at a time
-/// through them where axpy_staged_v (rows_axpy_staged); the others keep the plain loop.
+/// through them where axpy_staged_v (rows_axpy_staged); narrower formats without them and
+/// plain sums ask L2 for columns ahead (rows_axpy_narrow); the others keep the plain loop.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                     index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
@@ -664,7 +766,11 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
           const Arith x0 = convert<Arith>(x(k)), x1 = convert<Arith>(x(k + 1));
           const Arith x2 = convert<Arith>(x(k + 2)), x3 = convert<Arith>(x(k + 3));
           const Arith xk[4] = {x0, x1, x2, x3};
-          for (index_type r = rows_axpy_staged<Arith>(m, r0, nr, k, xk, acc); r < nr; ++r) {
+          index_type r = rows_axpy_staged<Arith>(m, r0, nr, k, k1, xk, acc);
+          if constexpr (narrow_plain_v<Arith, Acc, M>) {
+            r = rows_axpy_narrow<Arith>(m, r0, nr, k, k1, xk, acc);
+          }
+          for (; r < nr; ++r) {
             const index_type i = r0 + r;
             add_four_products<traits>(acc[r], convert<Arith>(m(i, k)), x0,
                                       convert<Arith>(m(i, k + 1)), x1, convert<Arith>(m(i, k + 2)),
