@@ -363,6 +363,22 @@ void rows_dot_host_double_double(const std::string& label, const Exec& exec, con
       });
 }
 
+/// The side-by-side part of the R rows from i of the host dot shape: staged where
+/// rows_staged_v, else in blocks of host_lanes entries. A function of its own: device
+/// lambdas may not first capture a variable inside an if constexpr branch (nvcc).
+template <int R, class Arith, class Acc, class M, class X>
+KOKKOS_INLINE_FUNCTION index_type rows_dot_group_side_by_side(const M& m, const X& x,
+                                                              const index_type i,
+                                                              const index_type k,
+                                                              const index_type k1,
+                                                              Acc (*lane)[host_lanes]) {
+  if constexpr (rows_staged_v<M, X>) {
+    return rows_dot_staged_side_by_side<Arith>(m, x, i, k, k1, lane);
+  } else {
+    return rows_dot_blocks_side_by_side<R, Arith>(m, x, i, k, k1, lane);
+  }
+}
+
 /// Rows [i0, i1) of the host dot shape R at a time, one group per work item: the staged part
 /// of a whole group side by side (rows_staged_v; else its blocks of host_lanes entries,
 /// narrow_rows_v), then each row's rest (rows_dot_finish); a last, partial group row by row.
@@ -378,14 +394,8 @@ void rows_dot_host_side_by_side(const std::string& label, const Exec& exec, cons
         Acc lane[R][host_lanes];
         for (int r = 0; r < R; ++r)
           for (int l = 0; l < host_lanes; ++l) lane[r][l] = traits::zero();
-        index_type staged = k0;
-        if (rows == R) {
-          if constexpr (rows_staged_v<M, X>) {
-            staged = rows_dot_staged_side_by_side<Arith>(m, x, first, k0, k1, lane);
-          } else {
-            staged = rows_dot_blocks_side_by_side<R, Arith>(m, x, first, k0, k1, lane);
-          }
-        }
+        const index_type staged =
+            rows == R ? rows_dot_group_side_by_side<R, Arith>(m, x, first, k0, k1, lane) : k0;
         for (int r = 0; r < rows; ++r) {
           const index_type i = first + r;
           const index_type k =
