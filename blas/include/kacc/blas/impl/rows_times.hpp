@@ -685,10 +685,10 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_columns_ahead(const M& m, const index_
   }
 }
 
-/// The block-loaded part of four columns k .. k + 3 (of [k0, k1)) in the host axpy shape:
-/// rows r0 + r for r in [0, nr) host_lanes at a time, each column's entries converted with
-/// one block load after asking L2 for those axpy_prefetch_columns ahead, their products
-/// added as the plain loop adds them (same bits). Returns the first r not done: 0 unless
+/// The block-loaded part of four columns k .. k + 3 (of the columns before k1) in the host
+/// axpy shape: rows r0 + r for r in [0, nr) host_lanes at a time, each column's entries
+/// converted with one block load after asking L2 for those axpy_prefetch_columns ahead, their
+/// products added as the plain loop adds them (same bits). Returns the first r not done: 0 unless
 /// axpy_staged_v<M> (compilers vectorise the plain loop whole for the other formats, and
 /// staging those measured slower).
 template <class Arith, class Acc, class M>
