@@ -688,37 +688,42 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_columns_ahead(const M& m, const index_
 /// The block-loaded part of four columns k .. k + 3 (of the columns before k1) in the host
 /// axpy shape: rows r0 + r for r in [0, nr) host_lanes at a time, each column's entries
 /// converted with one block load after asking L2 for those axpy_prefetch_columns ahead, their
-/// products added as the plain loop adds them (same bits). Returns the first r not done: 0 unless
-/// axpy_staged_v<M> (compilers vectorise the plain loop whole for the other formats, and
-/// staging those measured slower).
+/// products added as the plain loop adds them (same bits). Returns the first r not done. For
+/// formats where axpy_staged_v<M> only (compilers vectorise the plain loop whole for the
+/// others, and staging those measured slower).
 template <class Arith, class Acc, class M>
 KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged(const M& m, const index_type r0,
                                                    const index_type nr, const index_type k,
                                                    const index_type k1, const Arith (&xk)[4],
                                                    Acc* acc) {
-  if constexpr (axpy_staged_v<M>) {
-    using traits = accumulator_traits<Acc>;
-    constexpr int L = host_lanes;
-    constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
-    // Every row to the plain loop where block loads would flush subnormals.
-    if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a)>()) return 0;
-    index_type r = 0;
-    for (; r + L <= nr; r += L) {
-      prefetch_columns_ahead(m, r0 + r, k, k1);
-      Arith c0[L], c1[L], c2[L], c3[L];
-      m.template load_along_i<L, checked>(r0 + r, k, c0);
-      m.template load_along_i<L, checked>(r0 + r, k + 1, c1);
-      m.template load_along_i<L, checked>(r0 + r, k + 2, c2);
-      m.template load_along_i<L, checked>(r0 + r, k + 3, c3);
-      for (int l = 0; l < L; ++l)
-        add_four_products<traits>(acc[r + l], c0[l], xk[0], c1[l], xk[1], c2[l], xk[2], c3[l],
-                                  xk[3]);
-    }
-    return r;
-  } else {
-    (void)m, (void)r0, (void)nr, (void)k, (void)k1, (void)xk, (void)acc;
-    return 0;
+  using traits = accumulator_traits<Acc>;
+  constexpr int L = host_lanes;
+  constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
+  // Every row to the plain loop where block loads would flush subnormals.
+  if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a)>()) return 0;
+  index_type r = 0;
+  for (; r + L <= nr; r += L) {
+    prefetch_columns_ahead(m, r0 + r, k, k1);
+    Arith c0[L], c1[L], c2[L], c3[L];
+    m.template load_along_i<L, checked>(r0 + r, k, c0);
+    m.template load_along_i<L, checked>(r0 + r, k + 1, c1);
+    m.template load_along_i<L, checked>(r0 + r, k + 2, c2);
+    m.template load_along_i<L, checked>(r0 + r, k + 3, c3);
+    for (int l = 0; l < L; ++l)
+      add_four_products<traits>(acc[r + l], c0[l], xk[0], c1[l], xk[1], c2[l], xk[2], c3[l], xk[3]);
   }
+  return r;
+}
+
+/// Adds M(i, k + c) xk[c], c = 0 .. 3, to acc as the plain loop of the host axpy shape does
+/// (each entry converted on its own).
+template <class Arith, class Acc, class M>
+KOKKOS_FORCEINLINE_FUNCTION void add_four_columns(const M& m, const index_type i,
+                                                  const index_type k, const Arith (&xk)[4],
+                                                  Acc& acc) {
+  add_four_products<accumulator_traits<Acc>>(
+      acc, convert<Arith>(m(i, k)), xk[0], convert<Arith>(m(i, k + 1)), xk[1],
+      convert<Arith>(m(i, k + 2)), xk[2], convert<Arith>(m(i, k + 3)), xk[3]);
 }
 
 /// Rows r0 + r for r in [0, nr) of four columns k .. k + 3 in the host axpy shape where
@@ -730,19 +735,32 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_narrow(const M& m, const index_type 
                                                    const index_type nr, const index_type k,
                                                    const index_type k1, const Arith (&xk)[4],
                                                    Acc* acc) {
-  using traits = accumulator_traits<Acc>;
   constexpr int L = host_lanes;
   index_type r = 0;
   for (; r + L <= nr; r += L) {
     prefetch_columns_ahead(m, r0 + r, k, k1);
-    for (int l = 0; l < L; ++l) {
-      const index_type i = r0 + r + l;
-      add_four_products<traits>(acc[r + l], convert<Arith>(m(i, k)), xk[0],
-                                convert<Arith>(m(i, k + 1)), xk[1], convert<Arith>(m(i, k + 2)),
-                                xk[2], convert<Arith>(m(i, k + 3)), xk[3]);
-    }
+    for (int l = 0; l < L; ++l) add_four_columns(m, r0 + r + l, k, xk, acc[r + l]);
   }
   return r;
+}
+
+/// The rows of four columns k .. k + 3 in the host axpy shape that go in blocks of
+/// host_lanes (rows_axpy_staged where axpy_staged_v, rows_axpy_narrow where narrow_plain_v);
+/// returns the first r left to the plain loop. A function of its own: device lambdas may not
+/// first capture a variable inside an if constexpr branch (nvcc).
+template <class Arith, class Acc, class M>
+KOKKOS_INLINE_FUNCTION index_type rows_axpy_blocks(const M& m, const index_type r0,
+                                                   const index_type nr, const index_type k,
+                                                   const index_type k1, const Arith (&xk)[4],
+                                                   Acc* acc) {
+  if constexpr (axpy_staged_v<M>) {
+    return rows_axpy_staged<Arith>(m, r0, nr, k, k1, xk, acc);
+  } else if constexpr (narrow_plain_v<Arith, Acc, M>) {
+    return rows_axpy_narrow<Arith>(m, r0, nr, k, k1, xk, acc);
+  } else {
+    (void)m, (void)r0, (void)nr, (void)k, (void)k1, (void)xk, (void)acc;
+    return 0;
+  }
 }
 
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
@@ -773,19 +791,10 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
         for (index_type r = 0; r < nr; ++r) acc[r] = traits::zero();
         index_type k = k0;
         for (; k + 4 <= k1; k += 4) {
-          const Arith x0 = convert<Arith>(x(k)), x1 = convert<Arith>(x(k + 1));
-          const Arith x2 = convert<Arith>(x(k + 2)), x3 = convert<Arith>(x(k + 3));
-          const Arith xk[4] = {x0, x1, x2, x3};
-          index_type r = rows_axpy_staged<Arith>(m, r0, nr, k, k1, xk, acc);
-          if constexpr (narrow_plain_v<Arith, Acc, M>) {
-            r = rows_axpy_narrow<Arith>(m, r0, nr, k, k1, xk, acc);
-          }
-          for (; r < nr; ++r) {
-            const index_type i = r0 + r;
-            add_four_products<traits>(acc[r], convert<Arith>(m(i, k)), x0,
-                                      convert<Arith>(m(i, k + 1)), x1, convert<Arith>(m(i, k + 2)),
-                                      x2, convert<Arith>(m(i, k + 3)), x3);
-          }
+          const Arith xk[4] = {convert<Arith>(x(k)), convert<Arith>(x(k + 1)),
+                               convert<Arith>(x(k + 2)), convert<Arith>(x(k + 3))};
+          for (index_type r = rows_axpy_blocks<Arith>(m, r0, nr, k, k1, xk, acc); r < nr; ++r)
+            add_four_columns(m, r0 + r, k, xk, acc[r]);
         }
         for (; k < k1; ++k) {
           const Arith xk = convert<Arith>(x(k));
