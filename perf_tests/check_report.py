@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Checks that a kacc report folder (scripts/kacc-report) is whole: every component (roofline,
-BLAS, SpMV, dense solve, GMRES) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
+BLAS, SpMV, dense solve, GMRES, MPI) ran and wrote every file, the files parse (CSV headers, JSON, PNG signatures),
 report.html embeds every plot of report.md, no plot panel holds more than 8 series, the report
 opens with the recommendation and it matches the one check_recommendation.py recomputes from the
 CSVs, no stated target is MISSING, the roofs bound the measurements (roof check), every
@@ -10,9 +10,10 @@ section has its plot and, for every kernel asked, a time and both errors of plai
 every accumulator variant, with no MISSING line; the dense-solve section shows every size,
 spectrum and condition number run, and names every solve that reported success with a wrong
 answer (a non-finite solution, or a backward error above the eps sqrt(n) its convergence test
-promises); the GMRES section has a row for every basis format run.
+promises); the GMRES section has a row for every basis format run; the MPI section has a row
+for every value format and rank count run.
 
-  perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv,solve,gmres]
+  perf_tests/check_report.py DIR [--allow-missing roofline,blas,spmv,solve,gmres,mpi]
                              [--allow-incomplete]
 
 --allow-missing names components that may be absent, if the report itself says they are
@@ -64,9 +65,16 @@ COMPONENTS = {
         "gmres.csv": ["case", "round", "rows", "nnz", "restart", "basis_bytes", "iterations",
                       "restarts", "converged", "reason", "residual", "time_s"],
         "gmres_summary.csv": SUMMARY_COLS, "gmres.json": None},
+    "mpi": {
+        "mpi_spmv.csv": ["round", "format", "ranks", "threads_per_rank", "rows", "max_ghosts",
+                         "spmv_s", "pack_s", "interior_s", "wait_s", "boundary_s",
+                         "exchange_alone_s", "overlap", "gbs_per_rank", "check"],
+        "mpi_pingpong.csv": ["round", "ranks", "message_bytes", "one_way_s", "gbs"],
+        "mpi.json": None},
 }
 SOLVE = "Dense solve: mixed-precision LU and iterative refinement"
 GMRES = "Sparse solve: GMRES with a compressed Krylov basis"
+MPI = "Past one node: distributed SpMV (MPI)"
 REPORT = {
     "report.md": None, "report.html": None, "run.json": None,
     "report_summary.csv": ["kernel", "config", "storage", "time_vs_fp64", "time_vs_best_peer",
@@ -229,6 +237,20 @@ def gmres_problems(d, md):
     return out
 
 
+def mpi_problems(d, md):
+    """The MPI section: one table row per value format and rank count of mpi_spmv.csv, with
+    its threads per rank."""
+    text = _section(md, MPI)
+    if text is None:
+        return ["report.md has no '%s' section" % MPI]
+    with open(os.path.join(d, "mpi_spmv.csv"), newline="") as f:
+        runs = {(r["format"], r["ranks"], r["threads_per_rank"]) for r in csv.DictReader(f)}
+    return ["%s: no row for %s values with %s ranks x %s threads" % (MPI, fmt, ranks, threads)
+            for fmt, ranks, threads in sorted(runs)
+            if not re.search(r"^\| %s \| %s × %s \|" % (re.escape(fmt), ranks, threads), text,
+                             re.MULTILINE)]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir")
@@ -316,6 +338,8 @@ def main():
         problems += solve_problems(d, md)
     if "gmres" in required and os.path.isfile(os.path.join(d, "gmres.csv")):
         problems += gmres_problems(d, md)
+    if "mpi" in required and os.path.isfile(os.path.join(d, "mpi_spmv.csv")):
+        problems += mpi_problems(d, md)
 
     # Components: every required one ran to the end (a failed program is not a result).
     try:

@@ -3,7 +3,7 @@
 and perf_tests/check_report.py without running any benchmark. The numbers come from a toy
 bandwidth model and mean nothing; every JSON says "synthetic_fixture": true.
 
-  make_report_fixture.py OUTDIR [--omit roofline,blas,spmv,solve,gmres] [--omit-file NAME]...
+  make_report_fixture.py OUTDIR [--omit roofline,blas,spmv,solve,gmres,mpi] [--omit-file NAME]...
                          [--bad-json]
                          [--roof-fail] [--unequal-peer] [--with-conversion] [--quick]
                          [--accumulators] [--drop-accumulator CONFIG]
@@ -19,7 +19,7 @@ SpMV, their errors, and the errors on GenDot data of condition 1e16 (distributio
 cond1e16); --drop-accumulator CONFIG then leaves that variant's rows out (a run that lost it).
 The dense-solve results hold one wrong claim, as OpenBLAS's dsgesv made one on this project's
 machine: dsgesv "converged" with a NaN solution (κ = 1e12, geometric σ). The GMRES results
-have the bf16 basis stagnate.
+have the bf16 basis stagnate. The MPI results are 3 rounds of 1, 2 and 4 ranks.
 """
 import argparse
 import csv
@@ -345,6 +345,39 @@ def gmres(out, bad, quick):
                                                   "cases": "basis formats"}))
 
 
+def mpi(out, bad, quick):
+    """kacc-perf-mpi-spmv's files as scripts/lib/mpi-spmv-series leaves them: toy times from
+    the bytes of a stencil product plus an exchange that the interior rows mostly hide."""
+    edge = 32 if quick else 128
+    n = edge**3
+    rows, pings = [], []
+    for rnd in range(1 if quick else 3):
+        for ranks in (1, 2, 4):
+            threads = max(1, 2 // ranks)
+            ghosts = 0 if ranks == 1 else edge * edge * (1 if ranks == 2 else 2)
+            for fmt, size in (("fp64", 8), ("fp32", 4)):
+                # The whole machine's bandwidth either way; 4 ranks share 2 CPUs.
+                local = n * (7 * (size + 4) + 32) / BW * (1.04 if ranks == 4 else 1.0)
+                exchange = 0 if ranks == 1 else 2e-6 + 8 * ghosts / 5e9
+                wait = 1e-6
+                t = (local + wait) * random.uniform(1.0, 1.05)
+                rows.append([rnd, fmt, ranks, threads, n, ghosts, t, 1e-6, local * 0.98, wait,
+                             local * 0.02, exchange if ranks > 1 else 2e-6,
+                             "%.3f" % (1 - wait / exchange) if ranks > 1 else "nan",
+                             n / ranks * (7 * (size + 4) + 32) / t * 1e-9, "ok"])
+            if ranks > 1:
+                for size in (8, 4096, 65536, 1 << 20):
+                    one_way = 5e-7 + size / 8e9
+                    pings.append([rnd, ranks, size, one_way, size / one_way * 1e-9])
+    write(os.path.join(out, "mpi_spmv.csv"), "round,format,ranks,threads_per_rank,rows,"
+          "max_ghosts,spmv_s,pack_s,interior_s,wait_s,boundary_s,exchange_alone_s,overlap,"
+          "gbs_per_rank,check".split(","), rows)
+    write(os.path.join(out, "mpi_pingpong.csv"), "round,ranks,message_bytes,one_way_s,gbs".split(
+        ","), pings)
+    with open(os.path.join(out, "mpi.json"), "w") as f:
+        f.write(run_json("kacc-perf-mpi-spmv", bad, {"edge": edge, "mpi_library": "Toy MPI"}))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
@@ -376,6 +409,8 @@ def main():
         solve(a.out, a.bad_json, a.quick)
     if "gmres" not in omit:
         gmres(a.out, a.bad_json, a.quick)
+    if "mpi" not in omit:
+        mpi(a.out, a.bad_json, a.quick)
     for f in a.omit_file:
         os.remove(os.path.join(a.out, f))
 

@@ -49,6 +49,15 @@ def num(x):
     return v if math.isfinite(v) else None
 
 
+def median(values):
+    """The median of the values that are not None (the mean of the middle two for an even
+    count), or None when there are none."""
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
 def load_json(path):
     """A JSON file as a dict; tolerates bare unquoted values (e.g. a version 3.4.1) by quoting them.
 

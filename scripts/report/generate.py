@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from . import accuracy_cost, gmres, machine, plots, recommend, solve, summary
+from . import accuracy_cost, gmres, machine, mpi, plots, recommend, solve, summary
 from .data import fmt_num, fmt_ratio, load_json, num, read_csv, write_csv
 from .document import Document
 
@@ -26,6 +26,7 @@ COMPONENTS = [
     ("solve", "kacc-perf-solve", ["solve_speed.csv", "solve_gemm.csv", "solve_summary.csv",
                                   "solve.json"]),
     ("gmres", "kacc-perf-gmres", ["gmres.csv", "gmres_summary.csv", "gmres.json"]),
+    ("mpi", "kacc-perf-mpi-spmv", ["mpi_spmv.csv", "mpi_pingpong.csv", "mpi.json"]),
 ]
 BLAS_KERNELS = ["gemv", "dot", "trsv"]
 KERNEL_ORDER = {k: i for i, k in enumerate(["dot", "gemv", "trsv", "spmv"])}
@@ -269,8 +270,9 @@ def build(args):
     summ = summary.blas_summary(bs, ba) + summary.spmv_summary(ss, sa)
     summ.sort(key=lambda r: (KERNEL_ORDER.get(r["kernel"].split()[0], 9), r["kernel"],
                              r["time_vs_fp64"] if r["time_vs_fp64"] is not None else 9))
+    mpi_rows = read_csv(os.path.join(out, "mpi_spmv.csv"))
     targ = summary.targets([(c, read_csv(os.path.join(out, c + "_summary.csv")))
-                            for c, _, _ in COMPONENTS])
+                            for c, _, _ in COMPONENTS]) + mpi.targets(mpi_rows)
 
     settings = {"level": args.level, "space": args.space, "threads": args.threads,
                 "complete": not args.incomplete, "incomplete_reason": args.incomplete or "",
@@ -474,6 +476,8 @@ def build(args):
                   read_csv(os.path.join(out, "solve_gemm.csv")), args.level)
     gmres.section(d, read_csv(os.path.join(out, "gmres.csv")),
                   stream["read"] * 1e9 if "read" in stream else None, rates, args.level)
+    mpi.section(d, mpi_rows, read_csv(os.path.join(out, "mpi_pingpong.csv")),
+                num(info.get("cpu_logical_cores")), args.level)
 
     d.h(2, "Files")
     files = sorted(f for f in os.listdir(out) if f.endswith((".csv", ".json", ".png")))

@@ -5,7 +5,7 @@ the bytes each iteration moves (and, where this run measured them, the conversio
 Reads gmres.csv (kacc-perf-gmres)."""
 from collections import defaultdict
 
-from .data import fmt_num, fmt_ratio, num
+from .data import fmt_num, fmt_ratio, median, num
 
 # Formats as kacc-perf-gmres names its cases, in the table's order.
 BASES = ["fp64", "fp32", "int32s", "fp16", "bf16", "int16s"]
@@ -41,13 +41,6 @@ def rows_by_case(rows):
     return out
 
 
-def _median(values):
-    v = sorted(x for x in values if x is not None)
-    if not v:
-        return None
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
-
-
 def table(rows, read_bandwidth, conversion):
     """One dict per case: iterations, restarts, converged, median time, measured and
     predicted speed-ups over fp64 (bytes alone; bytes and conversion where the read bandwidth
@@ -60,7 +53,7 @@ def table(rows, read_bandwidth, conversion):
         out.append({"case": case, "iterations": last.get("iterations"),
                     "restarts": last.get("restarts"), "converged": last.get("converged"),
                     "reason": last.get("reason"), "rounds": len(rs),
-                    "time": _median([num(r.get("time_s")) for r in rs]), "bytes": bytes_,
+                    "time": median([num(r.get("time_s")) for r in rs]), "bytes": bytes_,
                     "values": values, "its": num(last.get("iterations"))})
     base = next((r for r in out if r["case"] == "fp64"), None)
 
