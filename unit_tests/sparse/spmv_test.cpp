@@ -525,6 +525,40 @@ TEST(SparseSpmv, RowKernelBlockLoadsGiveTheBitsOfThePlainLoop) {
   }
 }
 
+// fp32 arithmetic (kept scalar on GCC, keep_scalar): each row's products rounded to float,
+// then added in column order, in the row kernel and the ELL rows (the merge path joins the
+// pieces of a row cut between threads, so its order differs). The
+// reference rounds each product and sum through double, which is exact before the one
+// rounding to float (53 >= 2 * 24 + 2 bits), so no FMA can form in it.
+TEST(SparseSpmv, Fp32RowsHaveTheBitsOfThePlainLoop) {
+  using HostExec = Kokkos::DefaultHostExecutionSpace;
+  using FloatVec = Kokkos::View<float*, Kokkos::HostSpace>;
+  for (bool longest_last : {true, false}) {
+    const auto a = rows_of_every_length(longest_last);
+    const auto m = ks::make_csr<float, float, int, int, HostExec::device_type>(a);
+    const auto stored = host_copy(m.values());
+    const auto x64 = random_vector(97, 5);
+    FloatVec x("x", 97), y("y", 41);
+    for (std::size_t j = 0; j < 97; ++j) x(j) = static_cast<float>(x64[j]);
+    std::vector<float> want(41, 0.0f);
+    for (std::size_t k = 0; k < a.nnz(); ++k) {
+      const float product = static_cast<float>(double(stored[k]) * double(x(a.col[k])));
+      float& sum = want[static_cast<std::size_t>(a.row[k])];
+      sum = static_cast<float>(double(sum) + double(product));
+    }
+    const auto check = [&](const char* kernel) {
+      for (std::size_t r = 0; r < 41; ++r) {
+        EXPECT_EQ(kacc::bit_cast<std::uint32_t>(y(r)), kacc::bit_cast<std::uint32_t>(want[r]))
+            << kernel << " row " << r << ": " << y(r) << ", plain loop " << want[r];
+      }
+    };
+    ks::spmv<float, float>(HostExec(), "N", 1.0f, m, x, 0.0f, y, ks::SpmvAlgorithm::row);
+    check("row");
+    ks::spmv<float, float>(HostExec(), "N", 1.0f, ks::ell_from_csr(m, 100.0), x, 0.0f, y);
+    check("ell");
+  }
+}
+
 namespace {
 // The merge-path pieces (8 on 2 threads, so rows are cut between threads) and the ELL rows
 // sum runs of stored values; where the format has SIMD block loads they are decoded in

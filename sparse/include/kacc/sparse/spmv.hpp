@@ -112,6 +112,24 @@ int csr_vector_lanes(double mean_row_length) {
 /// Rows (vectors of lanes) per team of the team-shaped CSR kernel.
 constexpr int csr_team_rows = 8;
 
+/// Hides an fp32 product from GCC's optimiser on x86 hosts (an empty asm that may change
+/// it), so a row's plain loop in fp32 arithmetic stays scalar: GCC 12 (tuning for znver3 on
+/// Zen 4/5) vectorises it into gathers of 16 entries of x whose products are then added one
+/// lane at a time, in order. SpMV with fp32 values on the 27-point stencil of 160^3 rows,
+/// 2 threads, binaries before and after alternating: 32.2-34.3 -> 19.3-23.9 ms (CSR rows),
+/// 26.7-28.2 -> 19.0-22.0 ms (ELL). Kept to fp32: for fp64 arithmetic the results were mixed
+/// (the power-law matrix's merge path 1.06-1.10x slower, its row kernel 0.89-0.92x). The
+/// product is rounded, then added, as before, so the sum keeps its bits (no FMA forms
+/// across the asm).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void keep_scalar(T& product) {
+#if !defined(KACC_DEVICE_PASS) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+  __asm__("" : "+x"(product));
+#else
+  (void)product;
+#endif
+}
+
 /// Adds the products of entries [k, end) of values and entries, which lie side by side in
 /// memory (a CSR row, a merge-path piece of one, a host ELL row), to sum in order. Where
 /// the values' format has SIMD conversions on this host (scaled formats aside: their plain
@@ -119,13 +137,13 @@ constexpr int csr_team_rows = 8;
 /// widened by the hardware one at a time (load_block<1>: F16C's conversion, bf16's shift),
 /// unless this thread reads subnormals as zero: then the plain loop decodes them with
 /// integer operations. Either way the products are added in the plain loop's order and
-/// shape, so the sum has its bits. One value at a time, not staged blocks: the loop waits on
-/// the gathers of x, and staging 32 values of a row through blocks measured 1.1-1.3x slower
-/// with bf16 values (and kept GCC from inlining the row kernel's lambda into Kokkos' loop).
-/// A function of its own: device lambdas may not first capture a variable inside an if
-/// constexpr branch (nvcc); forced inline, because GCC 12 called it once per row from the
-/// merge-path kernel (fp16 values of the 4 M-row power-law matrix: 205-213 ms called,
-/// 145-164 ms inlined, 2 threads).
+/// shape (in fp32, the plain loop kept scalar by keep_scalar), so the sum has its bits. One value
+/// at a time, not staged blocks: the loop waits on the gathers of x, and staging 32 values of a row
+/// through blocks measured 1.1-1.3x slower with bf16 values (and kept GCC from inlining the row
+/// kernel's lambda into Kokkos' loop). A function of its own: device lambdas may not first capture
+/// a variable inside an if constexpr branch (nvcc); forced inline, because GCC 12 called it once
+/// per row from the merge-path kernel (fp16 values of the 4 M-row power-law matrix: 205-213 ms
+/// called, 145-164 ms inlined, 2 threads).
 template <class T, class Acc, class Values, class Entries, class X>
 KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& entries, const X& x,
                                          index_type k, const index_type end, Acc& sum) {
@@ -141,7 +159,17 @@ KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& en
       return;
     }
   }
-  for (; k < end; ++k) traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
+  if constexpr (traits::is_plain && std::is_same<T, float>::value) {
+    for (; k < end; ++k) {
+      T product = convert<T>(values(k)) * convert<T>(x(entries(k)));
+      keep_scalar(product);
+      traits::add(sum, product);
+    }
+  } else {
+    for (; k < end; ++k) {
+      traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
+    }
+  }
 }
 
 /// Rows side by side in the host CSR row kernel with double_double, exact<double> or
