@@ -122,6 +122,51 @@ TEST(BlockLoad, ScaledAndWideFormatsReadAsScalar) {
   expect_same_bits<16, double>(f, 0, 16, "fp32");
 }
 
+// Runs of a scaled matrix (int8 and int16; scales along columns, along rows, or one) load
+// through the SIMD scaled decoders where they are consecutive in memory: against the run's
+// one scale, or a scale per entry along the scale axis. Every run of W entries along each
+// dimension from every start must have the bits of the entries read one by one.
+template <class Integer, class Layout, class... Scales>
+void expect_matrix_runs_same_bits(const char* name) {
+  constexpr int W = 16;
+  constexpr int n = 2 * W + 5;
+  kacc::View<double**, Layout, Host, kacc::StoredAs<kacc::scaled<Integer>>, Scales...> m("m", n, n);
+  const auto scales = m.scales();
+  for (std::size_t j = 0; j < scales.extent(0); ++j) {
+    scales(j) = std::ldexp(1.0 + 0.1 * static_cast<double>(j % 7), static_cast<int>(j % 5) - 2);
+  }
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) m.storage()(i, j) = static_cast<Integer>((i * 31 - j * 17) % 120);
+  }
+  for (int dim = 0; dim < 2; ++dim) {
+    for (int r = 0; r < n; ++r) {
+      for (int c = 0; c < n; ++c) {
+        if ((dim == 0 ? r : c) + W > n) continue;
+        double out[W];
+        kacc::Impl::load_block<W>(m, r, c, dim, out);
+        for (int l = 0; l < W; ++l) {
+          const double want = dim == 0 ? m(r + l, c) : m(r, c + l);
+          ASSERT_EQ(bits_of(out[l]), bits_of(want))
+              << name << " dim " << dim << " run at (" << r << ", " << c << ") entry " << l;
+        }
+      }
+    }
+  }
+}
+
+TEST(BlockLoad, ScaledMatrixRunsSameBitsAsScalar) {
+  using Right = Kokkos::LayoutRight;
+  using Left = Kokkos::LayoutLeft;
+  expect_matrix_runs_same_bits<std::int16_t, Right>("int16s right, scales along columns");
+  expect_matrix_runs_same_bits<std::int16_t, Left>("int16s left, scales along columns");
+  expect_matrix_runs_same_bits<std::int8_t, Right>("int8s right, scales along columns");
+  expect_matrix_runs_same_bits<std::int16_t, Right, kacc::ScalesAlong<0>>(
+      "int16s right, scales along rows");
+  expect_matrix_runs_same_bits<std::int16_t, Left, kacc::ScalesAlong<0>>(
+      "int16s left, scales along rows");
+  expect_matrix_runs_same_bits<std::int16_t, Right, kacc::OneScale>("int16s right, one scale");
+}
+
 // Doubles near bits u (a finite double): u itself and the doubles 1, 2, 3 ulps away, and
 // those about one float ulp (2^29 double ulps) away, where round-to-odd through float
 // decides; non-finite neighbours are left out.

@@ -504,6 +504,20 @@ inline void store_scaled8(const __m256i n, const double scale, double* out) {
 inline void store_scaled8(const __m256i n, const float scale, float* out) {
   _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_cvtepi32_ps(n), _mm256_set1_ps(scale)));
 }
+/// out[l] = n[l] * scales[l] for l in [0, 8): a scale per entry, one rounding each.
+inline void store_scaled8(const __m256i n, const double* scales, double* out) {
+#if defined(__AVX512F__)
+  _mm512_storeu_pd(out, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(0xff, n), _mm512_loadu_pd(scales)));
+#else
+  _mm256_storeu_pd(
+      out, _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(n)), _mm256_loadu_pd(scales)));
+  _mm256_storeu_pd(out + 4, _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(n, 1)),
+                                          _mm256_loadu_pd(scales + 4)));
+#endif
+}
+inline void store_scaled8(const __m256i n, const float* scales, float* out) {
+  _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_cvtepi32_ps(n), _mm256_loadu_ps(scales)));
+}
 
 /// int8 and int16 against one scale with AVX2: sign-extend, convert and multiply 8 (16
 /// floats with AVX-512) at a time, where the view computes in T; a remainder, and other
@@ -530,6 +544,21 @@ struct simd_scaled_block_decoder {
       for (; l + 8 <= W; l += 8) store_scaled8(widen8_epi32(entries + l), scale, out + l);
     }
     decode_scaled_entries<A>(entries + l, scale, out + l, W - l);
+  }
+  /// out[l] = convert<T>(entries[l] * scales[l] in A), for l in [0, W): a scale per entry
+  /// (a matrix's run along the dimension its scales run along), 8 at a time where the view
+  /// computes in T, one at a time otherwise.
+  template <int W, class A, class T>
+  static void decode_along(const Integer* entries, const A* scales, T* out) {
+    int l = 0;
+    if constexpr (std::is_same<A, T>::value &&
+                  (std::is_same<T, float>::value || std::is_same<T, double>::value)) {
+      for (; l + 8 <= W; l += 8) store_scaled8(widen8_epi32(entries + l), scales + l, out + l);
+    }
+    for (; l < W; ++l) {
+      out[l] =
+          convert<T>(format_traits<scaled<Integer>>::template decode<A>(entries[l], scales[l]));
+    }
   }
 };
 template <>
@@ -654,6 +683,18 @@ struct scaled_vector_loads_vectorised<V, true>
     : std::integral_constant<
           bool, V::rank == 1 && detail::scaled_block_decoder<
                                     typename V::format_traits_type::storage_type>::vectorised> {};
+
+/// Whether V is a kacc matrix of scaled int8 or int16 whose runs along a dimension (stride
+/// 1) load through the SIMD scaled decoders: against one scale, or a scale per entry along
+/// the scale axis (load_block of rank 2).
+template <class V, bool = is_kacc_view_v<V>>
+struct scaled_matrix_loads_vectorised : std::false_type {};
+template <class V>
+struct scaled_matrix_loads_vectorised<V, true>
+    : std::integral_constant<bool,
+                             V::is_scaled && V::rank == 2 &&
+                                 detail::scaled_block_decoder<
+                                     typename V::format_traits_type::storage_type>::vectorised> {};
 
 /// Whether block loads of V use SIMD conversions on this target: kernels stage entries
 /// through them only then, and keep their plain loops (which compilers vectorise whole)
@@ -856,8 +897,11 @@ KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, con
 }
 
 /// out[l] = convert<T>(v(r + l, c)) (dim 0) or convert<T>(v(r, c + l)) (dim 1) for l in
-/// [0, W), v of rank 2: block_codec where those entries are consecutive in memory, one by
-/// one otherwise (scaled formats, whose scale may change along the block, included).
+/// [0, W), v of rank 2: block_codec where those entries are consecutive in memory; scaled
+/// int8 and int16 there through the SIMD scaled decoders (against the block's one scale, or
+/// a scale per entry along the scale axis: GEMV with int16s storage, 16384^2, LayoutRight-N,
+/// 2 threads, 34-35 ms one entry at a time, which GCC 12 converts with a movswl and a
+/// vcvtsi2sd each); one by one otherwise. Same bits either way.
 template <int W, subnormal_check Check = subnormal_check::per_block, class T, class V>
 KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type r, const index_type c,
                                             const int dim, T* out) {
@@ -867,6 +911,24 @@ KOKKOS_FORCEINLINE_FUNCTION void load_block(const V& v, const index_type r, cons
       block_codec<format_t<V>>::template decode<W, read_t<V>, T, Check>(storage_pointer(v, r, c),
                                                                         out);
       return;
+    }
+  }
+  if constexpr (scaled_matrix_loads_vectorised<V>::value) {
+    if (v.stride(dim) == 1) {
+      using A = arithmetic_t<V>;
+      using decoder = detail::scaled_block_decoder<typename V::format_traits_type::storage_type>;
+      const auto* entries = &v.storage()(r, c);
+      if (V::scale_axis != dim) {
+        decoder::template decode<W, A>(entries, A(v.scale_at(r, c)), out);
+        return;
+      }
+      if constexpr (std::is_same<typename V::scale_type, A>::value) {
+        const auto& scales = v.scales();
+        if (scales.stride(0) == 1) {
+          decoder::template decode_along<W, A>(entries, &scales(dim == 0 ? r : c), out);
+          return;
+        }
+      }
     }
   }
 #endif
