@@ -155,7 +155,8 @@ bool run(const char* format, std::int64_t edge, int reps, int rank, int ranks,
 // one line per message size, for the scaling model's alpha and beta.
 void ping_pong(int rank, int ranks, const std::string& out_dir, int round) {
   if (ranks < 2) return;
-  if (rank == 0) std::printf("\nmessage_bytes,one_way_s,gbs\n");
+  constexpr const char* header = "round,ranks,message_bytes,one_way_s,gbs";
+  if (rank == 0) std::printf("\n%s\n", header);
   for (int bytes : {8, 1 << 12, 1 << 16, 1 << 20}) {
     std::vector<char> buffer(static_cast<std::size_t>(bytes));
     std::vector<double> trip;
@@ -172,11 +173,11 @@ void ping_pong(int rank, int ranks, const std::string& out_dir, int round) {
       if (r >= 0) trip.push_back(t.seconds() / 2);
     }
     if (rank == 0) {
-      std::printf("%d,%.3e,%.2f\n", bytes, median(trip), bytes / median(trip) * 1e-9);
       char line[128];
       std::snprintf(line, sizeof line, "%d,%d,%d,%.3e,%.3f\n", round, ranks, bytes, median(trip),
                     bytes / median(trip) * 1e-9);
-      append_csv(out_dir + "/mpi_pingpong.csv", "round,ranks,message_bytes,one_way_s,gbs", line);
+      std::fputs(line, stdout);
+      append_csv(out_dir + "/mpi_pingpong.csv", header, line);
     }
   }
 }
