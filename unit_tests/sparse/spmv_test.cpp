@@ -466,7 +466,8 @@ namespace {
 // Rows of every length 0..40 (in the given order, so rows start at every offset within a
 // block and the last row is long or short), random columns and values; y from the row
 // kernel must have the bits of the plain loop: each row's products of the stored values
-// and x added one by one in Acc, in column order.
+// and x added one by one in Acc, in column order (a plain fp64 sum by FMA where the host has
+// one, its products rounded first where not).
 ks::CooMatrix rows_of_every_length(bool longest_last) {
   ks::CooMatrix a;
   a.num_rows = 41;
@@ -502,7 +503,17 @@ void check_row_blocks_same_bits(bool longest_last) {
   for (std::size_t r = 0; r < 41; ++r) {
     Acc sum = traits::zero();
     for (; k < a.nnz() && a.row[k] == static_cast<std::int64_t>(r); ++k) {
-      traits::add_product(sum, stored[k], x[static_cast<std::size_t>(a.col[k])]);
+      const double xk = x[static_cast<std::size_t>(a.col[k])];
+      if constexpr (traits::is_plain) {
+#if defined(__FMA__)
+        sum = std::fma(stored[k], xk, sum);
+#else
+        const volatile double product = stored[k] * xk;
+        sum += product;
+#endif
+      } else {
+        traits::add_product(sum, stored[k], xk);
+      }
     }
     const double want = static_cast<double>(traits::result(sum));
     EXPECT_EQ(kacc::bit_cast<std::uint64_t>(got[r]), kacc::bit_cast<std::uint64_t>(want))

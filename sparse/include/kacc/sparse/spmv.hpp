@@ -11,10 +11,11 @@
 /// alpha == 0 scales y by beta without touching A or x.
 ///
 /// CSR kernels (one templated source each, for every format):
-///   - row: on CPUs one thread per row, the row's sum in a register (values in a format
-///     with SIMD block loads on this host are decoded up to 32 at a time first, same bits,
-///     see row_sum); with exact<double>, double_double or compensated sums (fp64
-///     arithmetic), 16 rows side by side per thread, each exact row sum in an expansion of a
+///   - row: on CPUs two rows side by side per work item (row_pair_sum), each row's sum in
+///     a register (values in a format with SIMD block loads on this host are decoded 8 at a
+///     time, same bits, see row_sum; a plain fp64 sum adds each product with an FMA where
+///     the host has one, add_row_product); with exact<double>, double_double or compensated sums
+///     (fp64 arithmetic), 16 rows side by side per thread, each exact row sum in an expansion of a
 ///     few doubles rounded once, a long accumulator only for rows the expansion cannot hold
 ///     or round (csr_rows_side_by_side: same bits as a long accumulator per row); on GPUs
 ///     one vector of lanes per row (lanes read consecutive entries), the vector length a
@@ -24,8 +25,8 @@
 ///     is cut in equal pieces, so a row of 10^5 entries is shared by several threads;
 ///     partial sums of cut rows are carried to a fix-up pass that rounds each y entry once;
 ///     a piece's runs of entries are summed as the row kernel sums a row (row_sum).
-/// ELL kernel: one thread per row; on the host a row's slots are adjacent and summed by
-/// row_sum too.
+/// ELL kernel: one thread per row; on the host a row's slots are adjacent and two rows are
+/// summed side by side (row_pair_sum).
 /// SpmvAlgorithm::automatic picks load_balanced when the rows are irregular (longest row
 /// > 8x the mean, or coefficient of variation of the row lengths > 1), else row.
 /// Transpose ("T"): each row scatters its products with atomic adds into an Arith
@@ -40,6 +41,7 @@
 #include <kacc/sparse/csr_matrix.hpp>
 #include <kacc/sparse/ell_matrix.hpp>
 
+#include <cmath>
 #include <string>
 
 namespace kacc {
@@ -112,15 +114,13 @@ int csr_vector_lanes(double mean_row_length) {
 /// Rows (vectors of lanes) per team of the team-shaped CSR kernel.
 constexpr int csr_team_rows = 8;
 
-/// Hides an fp32 product from GCC's optimiser on x86 hosts (an empty asm that may change
-/// it), so a row's plain loop in fp32 arithmetic stays scalar: GCC 12 (tuning for znver3 on
-/// Zen 4/5) vectorises it into gathers of 16 entries of x whose products are then added one
-/// lane at a time, in order. SpMV with fp32 values on the 27-point stencil of 160^3 rows,
-/// 2 threads, binaries before and after alternating: 32.2-34.3 -> 19.3-23.9 ms (CSR rows),
-/// 26.7-28.2 -> 19.0-22.0 ms (ELL). Kept to fp32: for fp64 arithmetic the results were mixed
-/// (the power-law matrix's merge path 1.06-1.10x slower, its row kernel 0.89-0.92x). The
-/// product is rounded, then added, as before, so the sum keeps its bits (no FMA forms
-/// across the asm).
+/// Hides a product from GCC's optimiser on x86 hosts (an empty asm that may change it), so
+/// it is rounded before it is added (no FMA forms across the asm) and a row's loop stays
+/// scalar: GCC 12 (tuning for znver3 on Zen 4/5) vectorised the fp32 plain loop into
+/// gathers of 16 entries of x whose products were then added one lane at a time, in order.
+/// SpMV with fp32 values on the 27-point stencil of 160^3 rows, 2 threads, binaries before
+/// and after alternating: 32.2-34.3 -> 19.3-23.9 ms (CSR rows), 26.7-28.2 -> 19.0-22.0 ms
+/// (ELL).
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void keep_scalar(T& product) {
 #if !defined(KACC_DEVICE_PASS) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
@@ -130,46 +130,120 @@ KOKKOS_FORCEINLINE_FUNCTION void keep_scalar(T& product) {
 #endif
 }
 
+/// sum += a * b in a row of a host SpMV kernel, the same rounding in every loop that sums a
+/// row. A plain fp64 sum fuses it (one FMA) on hosts with FMA (`__FMA__`); other plain sums
+/// round the product, then add it (keep_scalar); other accumulators form the product their
+/// own way (add_product). Explicit, because GCC 12 (tuned for znver3 here) fused the plain
+/// `sum += a * b` in some loops (scalar ones, rows read through block loads, whose
+/// conversions are target builtins) and not in others (loops it vectorised with in-order
+/// additions), so a row summed from fp16 values and from their fp64 copy rounded
+/// differently. An FMA rather than a rounded product for fp64: one instruction where two
+/// were, and the power-law matrix's merge path, whose pieces are short, took 86.7-94.2 ms
+/// with rounded products and 69.4-77.6 with FMAs (2 threads, binaries alternating; GCC's
+/// own loops 72.7-88.5).
+template <class Acc, class T>
+KOKKOS_FORCEINLINE_FUNCTION void add_row_product(Acc& sum, const T& a, const T& b) {
+  using traits = accumulator_traits<Acc>;
+#if defined(__FMA__) && !defined(KACC_DEVICE_PASS)
+  constexpr bool fused =
+      traits::is_plain && std::is_same<T, double>::value && std::is_same<Acc, double>::value;
+#else
+  constexpr bool fused = false;
+#endif
+  if constexpr (fused) {
+    sum = std::fma(a, b, sum);
+  } else if constexpr (traits::is_plain) {
+    T product = a * b;
+    keep_scalar(product);
+    traits::add(sum, product);
+  } else {
+    traits::add_product(sum, a, b);
+  }
+}
+
+/// Entries per block load in row_sum.
+constexpr int row_block = 8;
+
 /// Adds the products of entries [k, end) of values and entries, which lie side by side in
-/// memory (a CSR row, a merge-path piece of one, a host ELL row), to sum in order. Where
-/// the values' format has SIMD conversions on this host (scaled formats aside: their plain
-/// loop, an integer conversion and a product per value, measured faster), each value is
-/// widened by the hardware one at a time (load_block<1>: F16C's conversion, bf16's shift),
+/// memory (a CSR row, a merge-path piece of one, a host ELL row), to sum in order, each by
+/// add_row_product. Where the values' format has SIMD conversions on this host (fp16, bf16,
+/// one-scale int8 and int16), row_block values at a time are widened by one block load,
 /// unless this thread reads subnormals as zero: then the plain loop decodes them with
-/// integer operations. Either way the products are added in the plain loop's order and
-/// shape (in fp32, the plain loop kept scalar by keep_scalar), so the sum has its bits. One value
-/// at a time, not staged blocks: the loop waits on the gathers of x, and staging 32 values of a row
-/// through blocks measured 1.1-1.3x slower with bf16 values (and kept GCC from inlining the row
-/// kernel's lambda into Kokkos' loop). A function of its own: device lambdas may not first capture
-/// a variable inside an if constexpr branch (nvcc); forced inline, because GCC 12 called it once
-/// per row from the merge-path kernel (fp16 values of the 4 M-row power-law matrix: 205-213 ms
-/// called, 145-164 ms inlined, 2 threads).
+/// integer operations. The rest of the row is widened a value at a time by the hardware
+/// (load_block<1>: F16C's conversion, bf16's shift), or, for scaled formats, by the plain
+/// loop (an integer conversion and a product per value, measured faster). The same values
+/// and the same additions in the same order either way, so the sum has the plain loop's
+/// bits. Blocks of 8 rather than single values: one conversion for 8 values, each lane then
+/// taken from the register, where a single value cost four instructions; the 27-point stencil
+/// of 160^3 rows, 2 threads, binaries before and after alternating: CSR fp16 25.2-26.2 ->
+/// 19.5-20.8 ms, bf16 28.8-29.8 -> 20.2-21.9, int16s 24.4-26.0 -> 20.4-22.0, ELL fp16
+/// 25.0-26.2 -> 19.2-20.3. (Blocks of 32 were 1.1-1.3x slower than single values with bf16:
+/// the stencil's rows of 27 entries never filled one.) A function of its own: device lambdas
+/// may not first capture a variable inside an if constexpr branch (nvcc); forced inline,
+/// because GCC 12 called it once per row from the merge-path kernel (fp16 values of the 4
+/// M-row power-law matrix: 205-213 ms called, 145-164 ms inlined, 2 threads).
 template <class T, class Acc, class Values, class Entries, class X>
 KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& entries, const X& x,
                                          index_type k, const index_type end, Acc& sum) {
-  using traits = accumulator_traits<Acc>;
-  if constexpr (kacc::Impl::block_load_vectorised_v<Values> &&
-                !kacc::Impl::single_scale_v<Values>) {
+  if constexpr (kacc::Impl::block_load_vectorised_v<Values>) {
+    constexpr bool scaled = kacc::Impl::single_scale_v<Values>;
     if (!kacc::Impl::block_loads_flush_subnormals<T, Values>()) {
-      for (; k < end; ++k) {
-        T value;
-        kacc::Impl::load_block<1, kacc::Impl::subnormal_check::by_caller>(values, k, &value);
-        traits::add_product(sum, value, convert<T>(x(entries(k))));
+      for (; k + row_block <= end; k += row_block) {
+        T block[row_block];
+        kacc::Impl::load_block<row_block, kacc::Impl::subnormal_check::by_caller>(values, k, block);
+        for (int l = 0; l < row_block; ++l) {
+          add_row_product(sum, block[l], convert<T>(x(entries(k + l))));
+        }
       }
-      return;
+      if constexpr (!scaled) {
+        for (; k < end; ++k) {
+          T value;
+          kacc::Impl::load_block<1, kacc::Impl::subnormal_check::by_caller>(values, k, &value);
+          add_row_product(sum, value, convert<T>(x(entries(k))));
+        }
+        return;
+      }
     }
   }
-  if constexpr (traits::is_plain && std::is_same<T, float>::value) {
-    for (; k < end; ++k) {
-      T product = convert<T>(values(k)) * convert<T>(x(entries(k)));
-      keep_scalar(product);
-      traits::add(sum, product);
+  for (; k < end; ++k) add_row_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
+}
+
+/// Adds the entries [k0, e0) and [k1, e1) of two rows to sum0 and sum1, each as row_sum
+/// adds them (the same products, in the same order), their first min(e0 - k0, e1 - k1)
+/// entries side by side: two independent chains of dependent FMAs, so a row's chain (27
+/// FMAs of 4 cycles each on the stencil) need not drain before the next row's can start.
+/// The host CSR row and ELL kernels take rows in pairs. 27-point stencil of 160^3 rows,
+/// fp64, 2 threads, in processes where Kokkos Kernels took 23.3-24.8 ms: FMA rows one at a
+/// time 28.0-29.1 ms (ELL) and 28.3-28.8 (CSR), in pairs 24.2-25.1 and 26.8-27.6.
+template <class T, class Acc, class Values, class Entries, class X>
+KOKKOS_FORCEINLINE_FUNCTION void row_pair_sum(const Values& values, const Entries& entries,
+                                              const X& x, index_type k0, const index_type e0,
+                                              index_type k1, const index_type e1, Acc& sum0,
+                                              Acc& sum1) {
+  const index_type n = e0 - k0 < e1 - k1 ? e0 - k0 : e1 - k1;
+  index_type j = 0;
+  if constexpr (kacc::Impl::block_load_vectorised_v<Values>) {
+    if (!kacc::Impl::block_loads_flush_subnormals<T, Values>()) {
+      for (; j + row_block <= n; j += row_block) {
+        T block0[row_block], block1[row_block];
+        kacc::Impl::load_block<row_block, kacc::Impl::subnormal_check::by_caller>(values, k0 + j,
+                                                                                  block0);
+        kacc::Impl::load_block<row_block, kacc::Impl::subnormal_check::by_caller>(values, k1 + j,
+                                                                                  block1);
+        for (int l = 0; l < row_block; ++l) {
+          add_row_product(sum0, block0[l], convert<T>(x(entries(k0 + j + l))));
+          add_row_product(sum1, block1[l], convert<T>(x(entries(k1 + j + l))));
+        }
+      }
     }
   } else {
-    for (; k < end; ++k) {
-      traits::add_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
+    for (; j < n; ++j) {
+      add_row_product(sum0, convert<T>(values(k0 + j)), convert<T>(x(entries(k0 + j))));
+      add_row_product(sum1, convert<T>(values(k1 + j)), convert<T>(x(entries(k1 + j))));
     }
   }
+  row_sum<T>(values, entries, x, k0 + j, e0, sum0);
+  row_sum<T>(values, entries, x, k1 + j, e1, sum1);
 }
 
 /// Rows side by side in the host CSR row kernel with double_double, exact<double> or
@@ -344,11 +418,18 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
     csr_row_host_side_by_side<T, Acc>(label, exec, alpha, a, x, beta, y);
   } else if constexpr (Shape == shape::host) {
     Kokkos::parallel_for(
-        label, kacc::Impl::range(exec, 0, rows), KOKKOS_LAMBDA(const index_type i) {
-          Acc sum = traits::zero();
-          const index_type end = row_map(i + 1);
-          row_sum<T>(values, entries, x, index_type(row_map(i)), end, sum);
-          update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
+        label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
+          const index_type i = 2 * p;
+          Acc sum0 = traits::zero(), sum1 = traits::zero();
+          if (i + 1 < rows) {
+            row_pair_sum<T>(values, entries, x, index_type(row_map(i)), index_type(row_map(i + 1)),
+                            index_type(row_map(i + 1)), index_type(row_map(i + 2)), sum0, sum1);
+            update(y, i + 1, alpha, static_cast<T>(traits::result(sum1)), beta);
+          } else {
+            row_sum<T>(values, entries, x, index_type(row_map(i)), index_type(row_map(i + 1)),
+                       sum0);
+          }
+          update(y, i, alpha, static_cast<T>(traits::result(sum0)), beta);
         });
   } else {
     using policy_type = kacc::Impl::team_policy<Exec>;
@@ -486,21 +567,39 @@ KOKKOS_INLINE_FUNCTION void ell_row_sum(const ell_arrays<M>& ell, const X& x, co
   }
 }
 
-/// ELL: one thread per row. On GPUs the slots of consecutive rows are adjacent, so
-/// consecutive threads read consecutive memory; on the host a row's slots are adjacent, so
-/// its thread sums them by row_sum (block loads where the format has SIMD ones).
+/// ELL: one thread per row on GPUs, where the slots of consecutive rows are adjacent, so
+/// consecutive threads read consecutive memory; on the host a row's slots are adjacent, and
+/// a work item sums two rows side by side (row_pair_sum: block loads where the format has
+/// SIMD ones).
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
   using traits = accumulator_traits<Acc>;
   const ell_arrays<M> ell(a);
   const index_type width = a.width();
-  Kokkos::parallel_for(
-      label, kacc::Impl::range(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const index_type i) {
-        Acc sum = traits::zero();
-        ell_row_sum<T>(ell, x, i, width, sum);
-        update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
-      });
+  const index_type rows = a.num_rows();
+  if constexpr (M::row_major) {
+    Kokkos::parallel_for(
+        label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
+          const index_type i = 2 * p;
+          Acc sum0 = traits::zero(), sum1 = traits::zero();
+          if (i + 1 < rows) {
+            row_pair_sum<T>(ell.values, ell.entries, x, i * width, (i + 1) * width, (i + 1) * width,
+                            (i + 2) * width, sum0, sum1);
+            update(y, i + 1, alpha, static_cast<T>(traits::result(sum1)), beta);
+          } else {
+            ell_row_sum<T>(ell, x, i, width, sum0);
+          }
+          update(y, i, alpha, static_cast<T>(traits::result(sum0)), beta);
+        });
+  } else {
+    Kokkos::parallel_for(
+        label, kacc::Impl::range(exec, 0, rows), KOKKOS_LAMBDA(const index_type i) {
+          Acc sum = traits::zero();
+          ell_row_sum<T>(ell, x, i, width, sum);
+          update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
+        });
+  }
 }
 
 template <class T, class Exec, class M, class X, class Work>
