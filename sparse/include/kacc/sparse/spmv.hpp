@@ -133,11 +133,11 @@ KOKKOS_FORCEINLINE_FUNCTION void keep_scalar(T& product) {
 /// sum += a * b in a row of a host SpMV kernel, the same rounding in every loop that sums a
 /// row. A plain fp64 sum fuses it (one FMA) on hosts with FMA (`__FMA__`); other plain sums
 /// round the product, then add it (keep_scalar); other accumulators form the product their
-/// own way (add_product). Explicit, because GCC 12 (tuned for znver3 here) fused the plain
-/// `sum += a * b` in some loops (scalar ones, rows read through block loads, whose
-/// conversions are target builtins) and not in others (loops it vectorised with in-order
-/// additions), so a row summed from fp16 values and from their fp64 copy rounded
-/// differently. An FMA rather than a rounded product for fp64: one instruction where two
+/// own way (add_product). Explicit, because GCC 12 (tuned for znver3 here, whose
+/// `avoid-fma-max-bits` keeps some sum chains unfused) fused the plain `sum += a * b` in
+/// some loops and not in others: the loops over block loads and the rows' tails after them,
+/// but not the plain row loop, so a row summed from fp16 values and from their fp64 copy
+/// rounded differently. An FMA rather than a rounded product for fp64: one instruction where two
 /// were, and the power-law matrix's merge path, whose pieces are short, took 86.7-94.2 ms
 /// with rounded products and 69.4-77.6 with FMAs (2 threads, binaries alternating; GCC's
 /// own loops 72.7-88.5).
