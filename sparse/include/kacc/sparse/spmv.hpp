@@ -175,7 +175,8 @@ constexpr int row_block = 8;
 /// and the same additions in the same order either way, so the sum has the plain loop's
 /// bits. Blocks of 8 rather than single values: one conversion for 8 values, each lane then
 /// taken from the register, where a single value cost four instructions; the 27-point stencil
-/// of 160^3 rows, 2 threads, binaries before and after alternating: CSR fp16 25.2-26.2 ->
+/// of 160^3 rows, 2 threads, binaries before and after alternating (the blocks alone, a row
+/// at a time; rows in pairs came after): CSR fp16 25.2-26.2 ->
 /// 19.5-20.8 ms, bf16 28.8-29.8 -> 20.2-21.9, int16s 24.4-26.0 -> 20.4-22.0, ELL fp16
 /// 25.0-26.2 -> 19.2-20.3. (Blocks of 32 were 1.1-1.3x slower than single values with bf16:
 /// the stencil's rows of 27 entries never filled one.) A function of its own: device lambdas
