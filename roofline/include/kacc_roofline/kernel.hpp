@@ -201,31 +201,40 @@ struct mix_kernel {
   /// Work items for x.extent(0) entries.
   std::size_t items() const { return (x.extent(0) + entries_per_item - 1) / entries_per_item; }
 
-  /// Updates work item `item`: its blocks, or entry by entry if it is the last, short one.
+  /// Updates work item `item`: its blocks, loaded one by one and stored together (one
+  /// test of the stored values where the format needs one, one scale read and one
+  /// saturation flag raised: for int16s and fp16 at zero rounds 1.3x and 1.1x the speed of
+  /// four stores), or entry by entry if it is the last, short one or its block loads would
+  /// read subnormals as zero on this thread (tested once per item, not per block).
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t item) const {
     const std::size_t first = item * entries_per_item;
-    if (first + entries_per_item <= x.extent(0)) {
+    const std::size_t end = x.extent(0);
+    if (first + entries_per_item <= end && !kacc::Impl::block_loads_flush_subnormals<arith, V>()) {
       arith fl[chains];
       for (int c = 0; c < chains; ++c) fl[c] = f[c];
+      arith updated[entries_per_item];
       KACC_ROOFLINE_UNROLL
       for (int b = 0; b < blocks_per_item; ++b) {
         arith a[width];
         load(first + b * width, a);
         update_block<Rounds>(a, fl);
-        store(first + b * width, a);
+        for (int w = 0; w < width; ++w) updated[b * width + w] = a[w];
       }
+      store(first, updated);
     } else if constexpr (width > 1) {
-      update_last_item(first);
+      update_entries(first, first + entries_per_item < end ? first + entries_per_item : end);
     }
   }
 
-  /// The last, short work item from entry `first`, one entry at a time. Devices have none
-  /// (one entry per item), and nvcc 11.8's optimiser never finishes this dead loop for
-  /// scaled formats at zero rounds, so it is instantiated on host back ends only.
-  KOKKOS_INLINE_FUNCTION void update_last_item(const std::size_t first) const {
+  /// Entries [first, last) one at a time. Devices never need it (one entry per item, and
+  /// their loads do not flush subnormals), and nvcc 11.8's optimiser never finishes this
+  /// dead loop for scaled formats at zero rounds, so it is instantiated on host back ends
+  /// only.
+  KOKKOS_INLINE_FUNCTION void update_entries(const std::size_t first,
+                                             const std::size_t last) const {
     arith fl[chains];
     for (int c = 0; c < chains; ++c) fl[c] = f[c];
-    for (std::size_t i = first; i < x.extent(0); ++i) {
+    for (std::size_t i = first; i < last; ++i) {
       arith a[1] = {static_cast<arith>(x(i))};
       update_block<Rounds>(a, fl);
       x(i) = a[0];
@@ -233,22 +242,25 @@ struct mix_kernel {
   }
 
   /// a[w] = x(first + w): block loads where the format has SIMD conversions on this host
-  /// or one scale, the plain loop (which compilers vectorise whole) otherwise.
+  /// or one scale, the plain loop (which compilers vectorise whole) otherwise. The caller
+  /// has checked that block loads do not flush subnormals here.
   KOKKOS_INLINE_FUNCTION void load(const std::size_t first, arith (&a)[width]) const {
     if constexpr (loads_by_block) {
-      kacc::Impl::load_block<width>(x, static_cast<kacc::index_type>(first), a);
+      kacc::Impl::load_block<width, kacc::Impl::subnormal_check::by_caller>(
+          x, static_cast<kacc::index_type>(first), a);
     } else {
       for (int w = 0; w < width; ++w) a[w] = static_cast<arith>(x(first + w));
     }
   }
 
-  /// x(first + w) = a[w]: block stores where the format has SIMD conversions on this
-  /// host or one scale, the plain loop otherwise.
-  KOKKOS_INLINE_FUNCTION void store(const std::size_t first, const arith (&a)[width]) const {
+  /// x(first + w) = a[w] for a work item's entries: block stores where the format has
+  /// SIMD conversions on this host or one scale, the plain loop otherwise.
+  KOKKOS_INLINE_FUNCTION void store(const std::size_t first,
+                                    const arith (&a)[entries_per_item]) const {
     if constexpr (stores_by_block) {
-      kacc::Impl::store_block<width>(x, static_cast<kacc::index_type>(first), a);
+      kacc::Impl::store_block<entries_per_item>(x, static_cast<kacc::index_type>(first), a);
     } else {
-      for (int w = 0; w < width; ++w) x(first + w) = a[w];
+      for (int w = 0; w < entries_per_item; ++w) x(first + w) = a[w];
     }
   }
 };
