@@ -50,6 +50,15 @@ struct oriented {
   AV a;
   /// Whether block loads of A use SIMD conversions on this host.
   static constexpr bool vectorised_loads = kacc::Impl::block_load_vectorised_v<AV>;
+  /// Whether a run of entries along k is scaled by one scale (a scaled A whose scales run
+  /// along i).
+  static constexpr bool one_scale_along_k = [] {
+    if constexpr (kacc::is_kacc_view_v<AV>) {
+      return AV::is_scaled && AV::scale_axis != (Trans ? 0 : 1);
+    } else {
+      return false;
+    }
+  }();
   template <class I, class K>
   KOKKOS_FORCEINLINE_FUNCTION decltype(auto) operator()(const I& i, const K& k) const {
     if constexpr (Trans) {
