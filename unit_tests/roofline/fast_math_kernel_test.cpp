@@ -20,7 +20,7 @@ TEST(RooflineFastMath, DenormalsAreZeroIsOn) {
 // At zero rounds an entry becomes the mean of eight copies of itself, which is itself in any
 // order of the additions. Two entries in three are bf16 subnormals (m 2^-133, either sign),
 // the third a normal value, so every block mixes both: the kernel must keep every entry's
-// bits. 1000 entries: whole work items of every width and a short last one.
+// bits. 1000 entries: 15 whole work items of 64 entries and a short last one.
 TEST(RooflineFastMath, ZeroRoundsKeepBf16Subnormals) {
   using V = kacc::View<double*, Kokkos::HostSpace, kacc::StoredAs<kacc::bf16>>;
   const std::size_t n = 1000;
