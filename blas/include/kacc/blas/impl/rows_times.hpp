@@ -18,8 +18,6 @@ using kacc::Impl::shape;
 
 /// Sum lanes per row in the host dot shape: two AVX-512 fp64 registers.
 constexpr int host_lanes = 16;
-/// Most rows one host thread keeps partial sums for in the host axpy shape.
-constexpr index_type host_chunk_rows = 1024;
 /// Rows of one team in the team axpy shape: consecutive lanes read consecutive rows.
 constexpr int team_rows = 32;
 /// Bytes of level-0 scratch a team of the axpy shape may ask for: what every CUDA GPU
@@ -71,23 +69,16 @@ inline constexpr bool exact_products_v =
 template <class M>
 inline constexpr bool axpy_staged_v = M::vectorised_loads;
 
-/// Most rows one host thread keeps partial sums for in the host axpy shape: a chunk reads
-/// about 8 KiB of each column it walks (1024 fp64 entries, 4096 fp16 ones), at most 4096 rows.
-/// Shorter runs per column cost 2-byte formats a third of their time (fp16 at 16384^2,
-/// 2 threads: 1024 rows 36-42 ms, 2048 rows 25-28 ms).
-template <class Format>
-constexpr index_type axpy_rows_for() {
-  constexpr index_type column_bytes = 8192, most_rows = 4096;
-  if constexpr (std::is_void<Format>::value) {
-    return host_chunk_rows;
-  } else {
-    constexpr index_type rows = column_bytes / sizeof(typename format_traits<Format>::storage_type);
-    return rows < host_chunk_rows ? host_chunk_rows : rows > most_rows ? most_rows : rows;
-  }
-}
-/// axpy_rows_for the storage format of M (host_chunk_rows for other kinds of M).
-template <class M>
-inline constexpr index_type axpy_rows_v = axpy_rows_for<typename matrix_format<M>::type>();
+/// Most rows one host thread keeps partial sums for in the host axpy shape, whatever M's
+/// format: a chunk reads 4096 entries of each column it walks (32 KiB of fp64, 16 KiB of fp32,
+/// 8 KiB of fp16), and plain fp64 sums of its rows fill 32 KiB of the core's L1. Shorter runs
+/// down each column read slower. GEMV 16384^2, LayoutLeft-N, 2 threads: fp16 1024 rows 36-42
+/// ms, 2048 rows 25-28 ms; and, medians of 21 beside OpenBLAS in the same process, in
+/// processes where the machine gave the lower bandwidth, fp32 storage with fp64 arithmetic
+/// 2048 rows 31.0-33.0 ms (1.08-1.11x sgemv), 4096 rows 28.7-29.9 (0.96-1.00x), fp64 1024
+/// rows 49.8-53.4 ms (0.91-0.93x dgemv), 2048 rows 47.8-51.3, 4096 rows 43.3-46.1
+/// (0.80-0.82x); 8192 rows no faster than 4096 in either.
+constexpr index_type axpy_rows = 4096;
 
 /// Whether the host dot shape stages M and x through block loads: when either has SIMD
 /// conversions on this host, except an x of a scaled format, whose plain loop (an integer
@@ -469,7 +460,7 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
 
 /// Rows per thread's chunk in the host axpy shapes: two chunks per thread, a multiple of 16,
 /// at most MaxRows.
-template <index_type MaxRows = host_chunk_rows, class Exec>
+template <index_type MaxRows, class Exec>
 index_type axpy_chunk_rows(const Exec& exec, const index_type rows) {
   const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
   index_type chunk = (rows + 2 * threads - 1) / (2 * threads);
@@ -478,12 +469,25 @@ index_type axpy_chunk_rows(const Exec& exec, const index_type rows) {
   return chunk < 16 ? 16 : chunk;
 }
 
-/// Most rows in one panel of the host axpy shape with kacc::exact<double>: axpy_rows_v's
-/// 8 KiB of each column (1024 fp64 entries, 2048 fp32 ones), at most 2048 rows so the panel's
-/// expansions stay in the core's L2 cache. Panels of 256 rows took 1.1-1.2x longer in fp64
-/// and with fp32 storage (GEMV 16384^2, LayoutLeft-N, 2 threads).
+/// Most rows in one panel of the host axpy shape with kacc::exact<double>: 8 KiB of each
+/// column (1024 fp64 entries, 2048 fp32 ones), at most 2048 rows so the panel's expansions
+/// stay in the core's L2 cache. Panels of 256 rows took 1.1-1.2x longer in fp64 and with fp32
+/// storage (GEMV 16384^2, LayoutLeft-N, 2 threads); 2048 rows of fp64 were no faster than
+/// 1024 (93.4-100.9 against 95.1-95.7 ms, where the plain axpy shape gained from longer runs).
+template <class Format>
+constexpr index_type exact_panel_rows_for() {
+  constexpr index_type fewest = 1024, most = 2048;
+  if constexpr (std::is_void<Format>::value) {
+    return fewest;
+  } else {
+    constexpr index_type rows = 8192 / sizeof(typename format_traits<Format>::storage_type);
+    return rows < fewest ? fewest : rows > most ? most : rows;
+  }
+}
+/// exact_panel_rows_for the storage format of M.
 template <class M>
-inline constexpr index_type exact_panel_rows_v = axpy_rows_v<M> < 2048 ? axpy_rows_v<M> : 2048;
+inline constexpr index_type exact_panel_rows_v =
+    exact_panel_rows_for<typename matrix_format<M>::type>();
 /// Columns one group of that shape takes at a time, its expansions in registers.
 constexpr index_type exact_panel_columns = 16;
 
@@ -649,21 +653,23 @@ KOKKOS_INLINE_FUNCTION void rows_axpy_double_double(const M& m, const index_type
   }
 }
 
-/// The host axpy shape with kacc::double_double: each thread owns a chunk of rows whose
-/// sums sit as his and los side by side (rows_axpy_double_double); each row adds its
-/// products in column order, as the generic shape does, so the bits are the same. A chunk
-/// whose sums do not all stay finite is summed again with the checked additions.
+/// The host axpy shape with kacc::double_double: each thread owns a chunk of up to axpy_rows
+/// rows whose sums sit as his and los side by side (rows_axpy_double_double); each row adds
+/// its products in column order, as the generic shape does, so the bits are the same. A chunk
+/// whose sums do not all stay finite is summed again with the checked additions. GEMV
+/// 16384^2, LayoutLeft-N, 2 threads, processes where plain fp64 took 47 ms: chunks of 1024
+/// rows 57.6-59.1 ms, 2048 rows 55.0, 4096 rows 52.3.
 template <class Arith, class Exec, class M, class X, class Out>
 void rows_axpy_host_double_double(const std::string& label, const Exec& exec, const M& m,
                                   index_type i0, index_type i1, index_type k0, index_type k1,
                                   const X& x, const Out& out) {
-  const index_type chunk = axpy_chunk_rows(exec, i1 - i0);
+  const index_type chunk = axpy_chunk_rows<axpy_rows>(exec, i1 - i0);
   const index_type chunks = (i1 - i0 + chunk - 1) / chunk;
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type c) {
         const index_type r0 = i0 + c * chunk;
         const index_type nr = (r0 + chunk < i1 ? r0 + chunk : i1) - r0;
-        double hi[host_chunk_rows], lo[host_chunk_rows];
+        double hi[axpy_rows], lo[axpy_rows];
         for (index_type r = 0; r < nr; ++r) hi[r] = lo[r] = 0;
         rows_axpy_double_double<false, Arith>(m, r0, nr, k0, k1, x, hi, lo);
         index_type finite = 0;
@@ -791,15 +797,14 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
     rows_axpy_host_double_double<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
     return;
   }
-  constexpr index_type max_rows = axpy_rows_v<M>;
-  const index_type chunk = axpy_chunk_rows<max_rows>(exec, i1 - i0);
+  const index_type chunk = axpy_chunk_rows<axpy_rows>(exec, i1 - i0);
   const index_type chunks = (i1 - i0 + chunk - 1) / chunk;
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, chunks), KOKKOS_LAMBDA(const index_type c) {
         const index_type r0 = i0 + c * chunk;
         const index_type r1 = r0 + chunk < i1 ? r0 + chunk : i1;
         const index_type nr = r1 - r0;
-        Acc acc[max_rows];
+        Acc acc[axpy_rows];
         for (index_type r = 0; r < nr; ++r) acc[r] = traits::zero();
         index_type k = k0;
         for (; k + 4 <= k1; k += 4) {
