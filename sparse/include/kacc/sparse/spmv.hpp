@@ -32,7 +32,9 @@
 /// Transpose ("T"): each row scatters its products with atomic adds into an Arith
 /// workspace of length cols (so y may be stored in any format), then
 /// y = alpha * workspace + beta * y. No transposed copy is made; the order of the atomic
-/// adds is not fixed, so Acc does not apply to "T" (the sums are plain Arith sums).
+/// adds is not fixed, so Acc does not apply to "T" (the sums are plain Arith sums). Arith
+/// must be an arithmetic type (Kokkos has no atomic add of kacc::double_double or
+/// quad_double): "T" with those throws std::invalid_argument.
 
 #include <kacc/core/block_load.hpp>
 #include <kacc/core/double_double.hpp>
@@ -632,6 +634,12 @@ void ell_scatter(const std::string& label, const Exec& exec, const M& a, const X
       });
 }
 
+/// Whether the transpose can scatter in T: Kokkos adds atomically the arithmetic types;
+/// kacc::double_double and quad_double are not among them (Kokkos 3.4 copies the generic
+/// type through volatile references).
+template <class T>
+inline constexpr bool scatters_atomically_v = std::is_arithmetic<T>::value;
+
 /// y = alpha A^T x + beta y: atomic scatter of each row's products into a workspace.
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void transpose(const Exec& exec, const T& alpha, const M& a, const X& x, const T& beta,
@@ -653,7 +661,7 @@ template <class T, class Acc, shape Shape, class Exec, class Matrix, class X, cl
 void spmv(const Exec& exec, bool trans, const T& alpha, const Matrix& A, const X& x, const T& beta,
           const Y& y, SpmvAlgorithm algorithm) {
   if (trans) {
-    transpose<T, Acc>(exec, alpha, A, x, beta, y);
+    if constexpr (scatters_atomically_v<T>) transpose<T, Acc>(exec, alpha, A, x, beta, y);
   } else if constexpr (is_ell<Matrix>::value) {
     ell_row<T, Acc>(kernel_label<T, Acc, Matrix, X, Y>("ell_row"), exec, alpha, A, x, beta, y);
   } else {
@@ -671,9 +679,9 @@ void spmv(const Exec& exec, bool trans, const T& alpha, const Matrix& A, const X
 }  // namespace Impl
 
 /// y = alpha * op(A) * x + beta * y in exec; mode "N" (A) or "T" (A transposed). Arith
-/// and Acc as in the file comment. Throws std::invalid_argument for an unknown mode,
-/// extents that do not match, or y sharing memory with x or with A's arrays. Empty y:
-/// nothing happens; empty A with non-empty y: y = beta y.
+/// and Acc as in the file comment. Throws std::invalid_argument for an unknown mode, "T"
+/// with an Arith that is not an arithmetic type, extents that do not match, or y sharing memory
+/// with x or with A's arrays. Empty y: nothing happens; empty A with non-empty y: y = beta y.
 template <class Arith = void, class Acc = void, class Exec, class Matrix, class X, class Y,
           class Alpha, class Beta,
           class Enable = std::enable_if_t<Kokkos::is_execution_space<Exec>::value>>
@@ -695,6 +703,14 @@ void spmv(const Exec& exec, const char mode[], const Alpha& alpha, const Matrix&
   using Ac = std::conditional_t<std::is_void<Acc>::value, T, Acc>;
   const char m = kacc::Impl::mode_char("kacc::sparse::spmv", "mode", mode, "NTC");
   const bool trans = m != 'N';
+  if (trans && !Impl::scatters_atomically_v<T>) {
+    kacc::Impl::fail(
+        "kacc::sparse::spmv",
+        std::string("mode '") + m +
+            "' adds into y with Kokkos atomics, which Arith = " + kacc::format_name<T>() +
+            " does not have; use Arith = double (Acc may stay wider) or mode 'N' "
+            "with the transposed matrix");
+  }
   const std::size_t rows = static_cast<std::size_t>(A.num_rows());
   const std::size_t cols = static_cast<std::size_t>(A.num_cols());
   const std::size_t x_len = trans ? rows : cols, y_len = trans ? cols : rows;
