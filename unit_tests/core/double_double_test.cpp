@@ -4,6 +4,7 @@
 // Arith and Acc of DOT and GEMV on fp64 data (MPRES-BLAS-style extended results).
 #include <kacc/blas/dot.hpp>
 #include <kacc/blas/gemv.hpp>
+#include <kacc/blas/nrm2.hpp>
 #include <kacc/core/quad_double.hpp>
 #include <kacc_testing/exact.hpp>
 #include <kacc_testing/gendot.hpp>
@@ -228,6 +229,40 @@ TEST(DoubleDouble, DotArithAndAcc) {
 }
 TEST(QuadDouble, DotArithAndAcc) {
   check_dot<quad_double>(0x1p-208);
+}
+
+// NRM2 in X of (3, 4, 0, ...) (1 + 2^-60) scaled by 2^e: exactly 5 (1 + 2^-60) 2^e, which
+// fp64 arithmetic misses by 2^-60 relative. e = 0 takes one pass, e = -600 (squares below
+// double's range) and e = 600 (beyond it) the second, scaled pass. A NaN entry gives NaN,
+// an infinite one inf.
+template <class X>
+void check_nrm2(double bound) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const X one_plus = X(1.0) + X(0x1p-60);
+  kacc::View<X*, Kokkos::HostSpace, kacc::StoredAs<X>> x("x", 7);
+  for (const int e : {0, -600, 600}) {
+    SCOPED_TRACE(e);
+    x(0) = X(std::ldexp(3.0, e)) * one_plus;
+    x(1) = X(std::ldexp(4.0, e)) * one_plus;
+    big exact, one;
+    mpfr_set_d(exact.v, std::ldexp(5.0, e), MPFR_RNDN);
+    mpfr_set_d(one.v, 0x1p-60, MPFR_RNDN);
+    mpfr_add_d(one.v, one.v, 1.0, MPFR_RNDN);
+    mpfr_mul(exact.v, exact.v, one.v, MPFR_RNDN);
+    EXPECT_LE(rel_error(kacc::blas::nrm2<X, X>(Host(), x), exact), bound);
+  }
+  x(3) = X(std::numeric_limits<double>::infinity());
+  EXPECT_EQ(lead(kacc::blas::nrm2<X, X>(Host(), x)), std::numeric_limits<double>::infinity());
+  x(4) = X(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(lead(kacc::blas::nrm2<X, X>(Host(), x))));
+}
+
+TEST(DoubleDouble, Nrm2InDoubleDouble) {
+  // A sum of squares within 3u^2, then sqrt within 4u^2.
+  check_nrm2<double_double>(8 * u * u);
+}
+TEST(QuadDouble, Nrm2InQuadDouble) {
+  check_nrm2<quad_double>(0x1p-203);
 }
 
 // GEMV with Arith = Acc = double_double, y stored as double_double: every row within

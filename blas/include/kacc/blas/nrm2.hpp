@@ -61,11 +61,41 @@ T max_magnitude(const std::string& label, const Exec& exec, const X& x) {
   return nans ? std::numeric_limits<T>::quiet_NaN() : big;
 }
 
+/// The type whose range T has: T itself for the arithmetic types, double for the
+/// expansions of doubles (kacc::double_double, quad_double), which have no
+/// std::numeric_limits.
+template <class T>
+using range_t = std::conditional_t<std::is_arithmetic<T>::value, T, double>;
+
+/// The relative precision of T: its machine epsilon; for an expansion of k doubles (k =
+/// sizeof(T) / sizeof(double)), double's epsilon to the k-th power.
+template <class T>
+constexpr double precision_of() {
+  if constexpr (std::is_arithmetic<T>::value) {
+    return std::numeric_limits<T>::epsilon();
+  } else {
+    double precision = 1;
+    for (std::size_t k = 0; k < sizeof(T) / sizeof(double); ++k)
+      precision *= std::numeric_limits<double>::epsilon();
+    return precision;
+  }
+}
+
+/// sqrt in T: the math library's for the arithmetic types, the type's own (found by
+/// argument-dependent lookup) for kacc's expansions.
+template <class T>
+T square_root(const T& v) {
+  using math::sqrt;
+  return sqrt(v);
+}
+
 }  // namespace Impl
 
 /// sqrt(sum x(i)^2) in Arith (default: x's arithmetic type), accumulated in Acc. One pass
 /// in the common case; when the sum of squares overflows or underflows while x is not
 /// zero, a second pass scales by max |x(i)| (as reference BLAS avoids over/underflow).
+/// Arith may be kacc::double_double or quad_double: their range is double's, the scale is
+/// max |x(i)| rounded to double, and sqrt theirs.
 template <class Arith = void, class Acc = void, class Exec, class X,
           class Enable = std::enable_if_t<is_view_v<X>>>
 detail::arith_t<Arith, X> nrm2(const Exec& exec, const X& x) {
@@ -76,14 +106,16 @@ detail::arith_t<Arith, X> nrm2(const Exec& exec, const X& x) {
   if (x.extent(0) == 0) return T(0);
   const std::string label =
       std::string("kacc::blas::nrm2[x=") + detail::format_of<X>() + detail::arith_suffix<T, A>();
+  using R = Impl::range_t<T>;
   const T ss = Impl::sum_of_squares<T, A>(label, exec, x, T(1));
-  if (math::isfinite(ss) &&
-      ss >= std::numeric_limits<T>::min() / std::numeric_limits<T>::epsilon()) {
-    return math::sqrt(ss);
+  const R lead = static_cast<R>(ss);
+  if (math::isfinite(lead) &&
+      lead >= std::numeric_limits<R>::min() / static_cast<R>(Impl::precision_of<T>())) {
+    return Impl::square_root(ss);
   }
-  const T big = Impl::max_magnitude<T>(label + "_max", exec, x);
-  if (big == T(0) || !math::isfinite(big)) return big;
-  return big * math::sqrt(Impl::sum_of_squares<T, A>(label, exec, x, T(1) / big));
+  const R big = Impl::max_magnitude<R>(label + "_max", exec, x);
+  if (big == R(0) || !math::isfinite(big)) return T(big);
+  return T(big) * Impl::square_root(Impl::sum_of_squares<T, A>(label, exec, x, T(1) / T(big)));
 }
 
 /// nrm2(x) in x's default execution space.
