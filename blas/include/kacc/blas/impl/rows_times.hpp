@@ -73,11 +73,10 @@ inline constexpr bool axpy_staged_v = M::vectorised_loads;
 /// format: a chunk reads 4096 entries of each column it walks (32 KiB of fp64, 16 KiB of fp32,
 /// 8 KiB of fp16), and plain fp64 sums of its rows fill 32 KiB of the core's L1. Shorter runs
 /// down each column read slower. GEMV 16384^2, LayoutLeft-N, 2 threads: fp16 1024 rows 36-42
-/// ms, 2048 rows 25-28 ms; and, medians of 21 beside OpenBLAS in the same process, in
-/// processes where the machine gave the lower bandwidth, fp32 storage with fp64 arithmetic
-/// 2048 rows 31.0-33.0 ms (1.08-1.11x sgemv), 4096 rows 28.7-29.9 (0.96-1.00x), fp64 1024
-/// rows 49.8-53.4 ms (0.91-0.93x dgemv), 2048 rows 47.8-51.3, 4096 rows 43.3-46.1
-/// (0.80-0.82x); 8192 rows no faster than 4096 in either.
+/// ms, 2048 rows 25-28 ms; medians of 21, in processes where the machine gave the lower
+/// bandwidth, fp32 storage with fp64 arithmetic 2048 rows 31.0-33.0 ms, 4096 rows 28.7-29.9,
+/// fp64 1024 rows 49.8-53.4 ms, 2048 rows 47.8-51.3, 4096 rows 43.3-46.1; 8192 rows no faster
+/// than 4096 in either.
 constexpr index_type axpy_rows = 4096;
 
 /// Whether the host dot shape stages M and x through block loads: when either has SIMD
