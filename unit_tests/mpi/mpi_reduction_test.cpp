@@ -7,6 +7,7 @@
 #include <kacc/blas/dot.hpp>
 #include <kacc/blas/nrm2.hpp>
 #include <kacc/core/double_double.hpp>
+#include <kacc/core/quad_double.hpp>
 #include <kacc/mpi.hpp>
 #include <kacc_testing/exact.hpp>
 #include <kacc_testing/gendot.hpp>
@@ -167,6 +168,76 @@ TEST(MpiNrm2, NanOnOneRankIsNanEverywhereAndInfIsInf) {
   xv[0] = std::nan("");
   EXPECT_TRUE(std::isnan(kacc::mpi::nrm2(MPI_COMM_WORLD, block_of<double>(xv, part))));
   EXPECT_EQ(kacc::mpi::nrm2(MPI_COMM_WORLD, HostVec<double>("empty", 0)), 0.0);
+}
+
+// The components of an expansion of doubles (kacc::double_double, quad_double), leading first.
+template <class X>
+std::vector<double> components(const X& v) {
+  std::vector<double> out(sizeof(X) / sizeof(double));
+  std::memcpy(out.data(), &v, sizeof(X));
+  return out;
+}
+
+// This rank's block of a global vector stored as the expansion X.
+template <class X>
+kacc::View<X*, Kokkos::HostSpace, kacc::StoredAs<X>> expansion_block(
+    const std::vector<X>& global, const kacc::mpi::row_partition& p) {
+  const int r = rank_of_world();
+  kacc::View<X*, Kokkos::HostSpace, kacc::StoredAs<X>> v("block", p.local_rows(r));
+  for (kacc::index_type i = 0; i < p.local_rows(r); ++i)
+    v(i) = global[static_cast<std::size_t>(p.begin(r) + i)];
+  return v;
+}
+
+// NRM2 in X of (3, 0, ..., 0, 4) (1 + 2^-60) 2^e, whose two entries lie on different ranks
+// when there are two or more: exactly 5 (1 + 2^-60) 2^e, which fp64 arithmetic misses by
+// 2^-60 relative. e = 0 takes one pass, e = -600 (squares below double's range) and e = 600
+// (beyond it) the second, scaled pass. Every rank gets the same components, those of
+// kacc::blas::nrm2 on the whole vector (the other ranks add zeros, exactly), within bound
+// of the exact norm; kacc::mpi::dot in X of x with itself those of kacc::blas::dot. An infinite
+// entry on one rank gives inf, a NaN NaN.
+template <class X>
+void expect_expansion_nrm2(const double bound) {
+  const std::size_t n = 11;
+  const X one_plus = X(1.0) + X(0x1p-60);
+  std::vector<X> xv(n, X(0.0));
+  for (const int e : {0, -600, 600}) {
+    SCOPED_TRACE(e);
+    xv[0] = X(std::ldexp(3.0, e)) * one_plus;
+    xv[n - 1] = X(std::ldexp(4.0, e)) * one_plus;
+    kacc::View<X*, Kokkos::HostSpace, kacc::StoredAs<X>> all("all", n);
+    for (std::size_t i = 0; i < n; ++i) all(i) = xv[i];
+    const X one_process = kacc::blas::nrm2<X, X>(Host(), all);
+    const X exact = X(std::ldexp(5.0, e)) * one_plus;
+    const X one_process_dot = kacc::blas::dot<X, X>(Host(), all, all);
+    for (const auto& part : partitions(static_cast<kacc::index_type>(n))) {
+      const auto block = expansion_block(xv, part);
+      const X got = kacc::mpi::nrm2<X, X>(MPI_COMM_WORLD, block);
+      const auto c = components(got);
+      for (const double component : c) EXPECT_TRUE(same_on_every_rank(component));
+      EXPECT_EQ(c, components(one_process));
+      EXPECT_LE(std::fabs(components(X(got - exact))[0]), bound * std::ldexp(5.0, e));
+      // DOT in X as well: x . x, the same components as on one process.
+      EXPECT_EQ(components(kacc::mpi::dot<X, X>(MPI_COMM_WORLD, block, block)),
+                components(one_process_dot));
+    }
+  }
+  const auto part = kacc::mpi::row_partition::balanced(MPI_COMM_WORLD, n);
+  xv[n - 1] = X(std::numeric_limits<double>::infinity());
+  EXPECT_EQ(components(kacc::mpi::nrm2<X, X>(MPI_COMM_WORLD, expansion_block(xv, part)))[0],
+            std::numeric_limits<double>::infinity());
+  xv[0] = X(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_TRUE(
+      std::isnan(components(kacc::mpi::nrm2<X, X>(MPI_COMM_WORLD, expansion_block(xv, part)))[0]));
+}
+
+TEST(MpiNrm2, DoubleDoubleEqualsOneProcessAndExactNorm) {
+  // A sum of squares within 3u^2, then sqrt within 4u^2 (as kacc::blas::nrm2's test).
+  expect_expansion_nrm2<kacc::double_double>(8 * 0x1p-106);
+}
+
+TEST(MpiNrm2, QuadDoubleEqualsOneProcessAndExactNorm) {
+  expect_expansion_nrm2<kacc::quad_double>(0x1p-203);
 }
 
 TEST(MpiPartition, BlocksCoverTheRowsInRankOrder) {
