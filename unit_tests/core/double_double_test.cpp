@@ -1,10 +1,13 @@
 // kacc::double_double and kacc::quad_double against MPFR: every operation within its
 // stated relative error bound on random operands over a wide exponent range and on
 // cancelling ones; comparisons, conversions, printing, IEEE special values; and both as
-// Arith and Acc of DOT and GEMV on fp64 data (MPRES-BLAS-style extended results).
+// Arith and Acc of DOT and GEMV on fp64 data (MPRES-BLAS-style extended results), and of
+// TRSV and GEMM on entries stored in the type.
 #include <kacc/blas/dot.hpp>
+#include <kacc/blas/gemm.hpp>
 #include <kacc/blas/gemv.hpp>
 #include <kacc/blas/nrm2.hpp>
+#include <kacc/blas/trsv.hpp>
 #include <kacc/core/quad_double.hpp>
 #include <kacc_testing/exact.hpp>
 #include <kacc_testing/gendot.hpp>
@@ -481,4 +484,103 @@ TEST(DoubleDouble, StoredAsAStorageFormat) {
 }
 TEST(QuadDouble, StoredAsAStorageFormat) {
   check_stored_as<quad_double>();
+}
+
+// TRSV with Arith = Acc = X on a matrix and right-hand side stored as X: L unit lower
+// bidiagonal (-1 below the diagonal), so L x = b and L^T x = b give the prefix and suffix
+// sums of b. With b(i) = 1 + 2^-70 (i + 1) those are integers plus multiples of 2^-70 that
+// fp64 arithmetic rounds away (2^-54 and less against an ulp of 2^-44); 300 rows take the
+// blocked path past the first diagonal block. Each x(i) within bound of its MPFR value.
+template <class X>
+void check_trsv(const double bound) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const int n = 300;
+  kacc::View<X**, Kokkos::LayoutLeft, Kokkos::HostSpace, kacc::StoredAs<X>> L("L", n, n),
+      Lt("Lt", n, n);
+  for (int i = 0; i < n; ++i) {
+    L(i, i) = X(1.0);
+    Lt(i, i) = X(1.0);
+    if (i > 0) {
+      L(i, i - 1) = X(-1.0);
+      Lt(i - 1, i) = X(-1.0);
+    }
+  }
+  const double tiny = 0x1p-70;
+  struct solve_case {
+    const char *uplo, *trans, *diag;
+    bool transposed_storage, prefix;
+  };
+  for (const solve_case c :
+       {solve_case{"L", "N", "N", false, true}, solve_case{"U", "T", "U", true, true},
+        solve_case{"U", "N", "N", true, false}, solve_case{"L", "T", "U", false, false}}) {
+    SCOPED_TRACE(std::string(c.uplo) + c.trans + c.diag);
+    kacc::View<X*, Kokkos::HostSpace, kacc::StoredAs<X>> x("x", n);
+    for (int i = 0; i < n; ++i) x(i) = X(1.0) + X(tiny * (i + 1));
+    if (c.transposed_storage) {
+      kacc::blas::trsv<X, X>(Host(), c.uplo, c.trans, c.diag, Lt, x);
+    } else {
+      kacc::blas::trsv<X, X>(Host(), c.uplo, c.trans, c.diag, L, x);
+    }
+    Host().fence();
+    for (int i = 0; i < n; ++i) {
+      // The sum of b(k) over k = 1 .. i + 1 (prefix) or i + 1 .. n (suffix), 1-based.
+      const double first = c.prefix ? 1 : i + 1, last = c.prefix ? i + 1 : n;
+      big exact, low;
+      mpfr_set_d(exact.v, last - first + 1, MPFR_RNDN);
+      mpfr_set_d(low.v, tiny * (last - first + 1) * (first + last) / 2, MPFR_RNDN);
+      mpfr_add(exact.v, exact.v, low.v, MPFR_RNDN);
+      EXPECT_LE(rel_error(X(x(i)), exact), bound) << "x(" << i << ") = " << X(x(i));
+    }
+  }
+}
+
+TEST(DoubleDouble, TrsvInDoubleDouble) {
+  check_trsv<double_double>(300 * 3 * u * u);
+}
+TEST(QuadDouble, TrsvInQuadDouble) {
+  check_trsv<quad_double>(300 * 0x1p-208);
+}
+
+// GEMM with Arith = Acc = X on matrices stored as X: A all ones (m x k, or its transpose
+// with "T"), B(p, j) = 1 + 2^-70 (p + 1)(j + 1), so C(i, j) = k + 2^-70 (j + 1) k (k + 1) / 2,
+// whose low part fp64 arithmetic rounds away. Each C(i, j) within bound of its MPFR value.
+template <class X>
+void check_gemm(const double bound) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const int m = 20, k = 300, n = 7;
+  const double tiny = 0x1p-70;
+  using Matrix = kacc::View<X**, Kokkos::LayoutLeft, Kokkos::HostSpace, kacc::StoredAs<X>>;
+  Matrix A("A", m, k), At("At", k, m), B("B", k, n);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) {
+      A(i, p) = X(1.0);
+      At(p, i) = X(1.0);
+    }
+  for (int p = 0; p < k; ++p)
+    for (int j = 0; j < n; ++j) B(p, j) = X(1.0) + X(tiny * (p + 1) * (j + 1));
+  for (const bool trans : {false, true}) {
+    SCOPED_TRACE(trans ? "T" : "N");
+    Matrix C("C", m, n);
+    if (trans) {
+      kacc::blas::gemm<X, X>(Host(), "T", "N", X(1.0), At, B, X(0.0), C);
+    } else {
+      kacc::blas::gemm<X, X>(Host(), "N", "N", X(1.0), A, B, X(0.0), C);
+    }
+    Host().fence();
+    for (int j = 0; j < n; ++j) {
+      big exact, low;
+      mpfr_set_d(exact.v, k, MPFR_RNDN);
+      mpfr_set_d(low.v, tiny * (j + 1) * k * (k + 1.0) / 2, MPFR_RNDN);
+      mpfr_add(exact.v, exact.v, low.v, MPFR_RNDN);
+      for (int i = 0; i < m; ++i)
+        EXPECT_LE(rel_error(X(C(i, j)), exact), bound) << "C(" << i << ", " << j << ")";
+    }
+  }
+}
+
+TEST(DoubleDouble, GemmInDoubleDouble) {
+  check_gemm<double_double>(2 * 300 * 3 * u * u);
+}
+TEST(QuadDouble, GemmInQuadDouble) {
+  check_gemm<quad_double>(2 * 300 * 0x1p-208);
 }
