@@ -74,6 +74,24 @@ template <class Exec>
 class ExactKernels : public ::testing::Test {};
 TYPED_TEST_SUITE(ExactKernels, HostSpaces, SpaceName);
 
+// Whether kacc::blas::dot in exact<double> (the host shape here) and the device form
+// (the team shape, with the space's own number of teams and with 1, 3 and 16 teams, whose
+// words then meet by atomics) all give ref, MPFR's correctly rounded x . y, bit for bit.
+template <class Exec, class X, class Y>
+::testing::AssertionResult dot_equals(double ref, const X& x, const Y& y) {
+  auto result = same_double(ref, kacc::blas::dot<double, Exact>(Exec(), x, y));
+  if (!result) return result << " (host shape)";
+  const Exact team = kacc::blas::Impl::dot<double, Exact, shape::team>("test_dot", Exec(), x, y);
+  result = same_double(ref, kacc::accumulator_traits<Exact>::result(team));
+  if (!result) return result << " (team shape)";
+  for (int teams : {1, 3, 16}) {
+    const Exact sum = kacc::blas::Impl::dot_exact_team<double>("test_dot", Exec(), x, y, teams);
+    result = same_double(ref, sum.value());
+    if (!result) return result << " (team shape, " << teams << " teams)";
+  }
+  return result;
+}
+
 // DOT of x and y stored as S.
 template <class Exec, class S>
 void check_dot(double cond, const std::vector<double>& xv, const std::vector<double>& yv) {
@@ -82,7 +100,7 @@ void check_dot(double cond, const std::vector<double>& xv, const std::vector<dou
   auto y = make_vector<HostVec<S>>(yv);
   const auto xs = stored(x), ys = stored(y);
   const double ref = kacc_testing::exact_dot(n, xs.data(), ys.data()).rounded();
-  EXPECT_TRUE(same_double(ref, kacc::blas::dot<double, Exact>(Exec(), x, y)))
+  EXPECT_TRUE(dot_equals<Exec>(ref, x, y))
       << kacc::format_name<S>() << " cond " << cond << " n " << n;
 }
 
@@ -93,7 +111,7 @@ void check_dot_mixed(double cond, const std::vector<double>& xv, const std::vect
   auto y = make_vector<HostVec<SY>>(yv);
   const auto xs = stored(x), ys = stored(y);
   const double ref = kacc_testing::exact_dot(xs.size(), xs.data(), ys.data()).rounded();
-  EXPECT_TRUE(same_double(ref, kacc::blas::dot<double, Exact>(Exec(), x, y)))
+  EXPECT_TRUE(dot_equals<Exec>(ref, x, y))
       << kacc::format_name<SX>() << " . " << kacc::format_name<SY>() << " cond " << cond << " n "
       << xs.size();
 }
@@ -156,8 +174,8 @@ TYPED_TEST(ExactKernels, DotOverTheWholeRangeAndSpecialValues) {
     if (seed % 10 == 0) yv[n / 3] = -inf;  // inf - inf: NaN
     auto x = make_vector<Plain>(xv);
     auto y = make_vector<Plain>(yv);
-    EXPECT_TRUE(same_double(kacc_testing::exact_dot(n, xv.data(), yv.data()).rounded(),
-                            kacc::blas::dot<double, Exact>(TypeParam(), x, y)))
+    EXPECT_TRUE(
+        dot_equals<TypeParam>(kacc_testing::exact_dot(n, xv.data(), yv.data()).rounded(), x, y))
         << "seed " << seed;
   }
 }
@@ -395,15 +413,38 @@ TYPED_TEST(ExactKernels, CompensatedDotWithinDot2Bound) {
     }
 }
 
-TEST(ExactKernelsShapes, DotTeamShapeEqualsMpfr) {
-  for (double cond : conditions) {
-    std::vector<double> xv, yv;
-    kacc_testing::gen_dot(3001, cond, 8, xv, yv);
-    auto x = make_vector<Plain>(xv);
-    auto y = make_vector<Plain>(yv);
-    const Exact sum = kacc::blas::Impl::dot<double, Exact, shape::team>("test_dot", Host(), x, y);
-    EXPECT_TRUE(same_double(kacc_testing::exact_dot(xv.size(), xv.data(), yv.data()).rounded(),
-                            kacc::accumulator_traits<Exact>::result(sum)));
+// The default execution space's DOT in exact<double> on data in its own memory: in a GPU
+// build, the device form (the team shape) on the device. Vectors long enough for every
+// thread of a large GPU to take several steps.
+TEST(ExactKernelsDefaultSpace, DotEqualsMpfr) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  using Space = Exec::memory_space;
+  const auto check = [](const auto& x, const auto& y, const std::string& what) {
+    const auto xs = stored(x), ys = stored(y);
+    const double ref = kacc_testing::exact_dot(xs.size(), xs.data(), ys.data()).rounded();
+    EXPECT_TRUE(same_double(ref, kacc::blas::dot<double, Exact>(Exec(), x, y))) << what;
+  };
+  for (double cond : conditions)
+    for (std::size_t n : {std::size_t{100003}, std::size_t{1} << 21}) {
+      if (n > 200000 && cond != 1e40) continue;
+      std::vector<double> xv, yv;
+      kacc_testing::gen_dot(n, cond, n, xv, yv);
+      using F64 = kacc::View<double*, Space, kacc::StoredAs<double>>;
+      using F32 = kacc::View<double*, Space, kacc::StoredAs<float>>;
+      const std::string what = "cond " + std::to_string(cond) + " n " + std::to_string(n);
+      check(make_vector<F64>(xv), make_vector<F64>(yv), "fp64 " + what);
+      check(make_vector<F32>(xv), make_vector<F32>(yv), "fp32 " + what);
+      check(make_vector<F32>(xv), make_vector<F64>(yv), "fp32 . fp64 " + what);
+    }
+  const double inf = std::numeric_limits<double>::infinity();
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const std::size_t n = 30001 * seed;
+    auto xv = kacc_testing::wide_range_values(n, seed),
+         yv = kacc_testing::wide_range_values(n, seed + 99);
+    if (seed == 3) xv[n / 2] = inf;
+    if (seed == 4) xv[n / 2] = inf, yv[n / 3] = -inf;  // inf - inf: NaN
+    using Vec = Kokkos::View<double*, Space>;
+    check(make_vector<Vec>(xv), make_vector<Vec>(yv), "whole range, seed " + std::to_string(seed));
   }
 }
 

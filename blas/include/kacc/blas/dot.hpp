@@ -4,6 +4,7 @@
 /// computed in the common arithmetic type (or Arith) and accumulated in Acc.
 
 #include <kacc/blas/impl/rows_times.hpp>
+#include <kacc/core/exact_shared.hpp>
 
 namespace kacc {
 namespace blas {
@@ -76,10 +77,105 @@ KOKKOS_INLINE_FUNCTION void dot_host_block_sum(const X& x, const Y& y, index_typ
   }
 }
 
+/// Entries of x and y that one thread of the team shape reads per step: one 16-byte
+/// chunk of the narrower format where device block loads move whole chunks (two fp64,
+/// eight fp16), so that each step reads whole chunks of both; one otherwise.
+template <class X, class Y>
+inline constexpr int dot_team_width_v =
+    kacc::Impl::detail::device_chunk_entries_v<X> > kacc::Impl::detail::device_chunk_entries_v<Y>
+        ? kacc::Impl::detail::device_chunk_entries_v<X>
+        : kacc::Impl::detail::device_chunk_entries_v<Y>;
+
+/// Teams of `threads` threads for a grid-stride loop over `steps` steps: as many as the
+/// space holds at once, one step per thread at most. (On an H200, fp64 DOT's steps as the
+/// iterations of a Kokkos range reduction read 1.8 TB/s; this loop reads 3.5.)
+template <class Exec>
+index_type dot_team_league(const Exec& exec, index_type steps, index_type threads) {
+  const index_type resident = exec.concurrency() / threads;
+  const index_type needed = (steps + threads - 1) / threads;
+  const index_type league = needed < resident ? needed : resident;
+  return league > 1 ? league : 1;
+}
+
+/// Calls add(x(i), y(i)) (converted to T) for the entries of one thread of a grid-stride
+/// loop over n entries in steps of W (the thread's first step `first`, then every `stride`
+/// steps), and then, one by one, for those of the last n % W entries that fall to it.
+template <class T, int W, class X, class Y, class Add>
+KOKKOS_FORCEINLINE_FUNCTION void dot_thread_products(const X& x, const Y& y, const index_type n,
+                                                     const index_type first,
+                                                     const index_type stride, Add&& add) {
+  const index_type steps = n / W;
+  for (index_type s = first; s < steps; s += stride) {
+    T xs[W], ys[W];
+    kacc::Impl::load_block<W>(x, s * W, xs);
+    kacc::Impl::load_block<W>(y, s * W, ys);
+    for (int l = 0; l < W; ++l) add(xs[l], ys[l]);
+  }
+  for (index_type i = steps * W + first; i < n; i += stride)
+    add(convert<T>(x(i)), convert<T>(y(i)));
+}
+
+/// Threads per team of the exact team shape.
+constexpr int dot_exact_team_threads = 256;
+/// Most entries one team of the exact team shape adds: each adds at most three word
+/// additions to any of the team's words, which hold 2^30 (exact_shared_words).
+constexpr index_type dot_exact_team_entries = index_type{1} << 26;
+
+/// sum_i x(i) y(i) for n > 0 in exact<double>, in the team shape: each thread adds the
+/// products of its steps (dot_team_width_v entries each, steps a grid apart) to an
+/// exact_expansion in registers, whose remainders and final terms go to its team's
+/// exact_shared_words in scratch memory; the teams' words meet in device memory by atomic
+/// additions, and the host rounds their sum once. `teams`: how many teams (by default as
+/// many as the space holds at once, one step per thread at most); at least enough to keep
+/// each team within dot_exact_team_entries.
+template <class T, class Exec, class X, class Y>
+exact<double> dot_exact_team(const std::string& label, const Exec& exec, const X& x, const Y& y,
+                             index_type teams = 0) {
+  using words_type = kacc::Impl::exact_shared_words;
+  using word_type = words_type::word_type;
+  using expansion_type =
+      kacc::Impl::exact_expansion<kacc::Impl::exact_products_v<format_t<X>, format_t<Y>>>;
+  using policy_type = kacc::Impl::team_policy<Exec>;
+  using scratch_type = Kokkos::View<word_type*, typename Exec::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr int W = dot_team_width_v<X, Y>;
+  const index_type n = x.extent(0), steps = n / W;
+  const Kokkos::View<word_type*, typename Exec::memory_space> total(
+      Kokkos::view_alloc(label + " words", exec), words_type::size);
+  auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
+    const scratch_type scratch(team.team_scratch(0), words_type::size);
+    const words_type shared{scratch.data()};
+    for (int k = team.team_rank(); k < words_type::size; k += team.team_size()) scratch(k) = 0;
+    team.team_barrier();
+    const index_type stride = static_cast<index_type>(team.league_size()) * team.team_size();
+    expansion_type sum;
+    dot_thread_products<T, W>(x, y, n, kacc::Impl::team_thread(team), stride,
+                              [&](const T a, const T b) { sum.add_product(a, b, shared); });
+    sum.flush(shared);
+    team.team_barrier();
+    const words_type all{total.data()};
+    for (int k = team.team_rank(); k < words_type::size; k += team.team_size())
+      shared.add_word_into(all, k);
+  };
+  const auto scratch = Kokkos::PerTeam(scratch_type::shmem_size(words_type::size));
+  const index_type threads = kacc::Impl::team_threads(
+      policy_type(exec, 1, 1).set_scratch_size(0, scratch), kernel, dot_exact_team_threads);
+  index_type league = teams > 0 ? teams : dot_team_league(exec, steps, threads);
+  const index_type fewest = (n + dot_exact_team_entries - 1) / dot_exact_team_entries;
+  if (league < fewest) league = fewest;
+  Kokkos::parallel_for(
+      label, policy_type(exec, league, static_cast<int>(threads)).set_scratch_size(0, scratch),
+      kernel);
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), total);
+  exec.fence();
+  return words_type{host.data()}.value();
+}
+
 /// sum_i x(i) y(i) for n > 0, accumulated in Acc, in the loop shape Shape. The host shape
 /// gives each thread blocks of dot_block_v entries (dot_host_block_sum); the team shape
-/// lets Kokkos spread single entries over the device's threads (consecutive threads,
-/// consecutive entries).
+/// gives every thread the space holds at once steps of dot_team_width_v consecutive entries,
+/// a grid apart (consecutive threads, consecutive steps; dot_team_league), whose sums meet
+/// in a Kokkos team reduction, and sums in exact<double> through dot_exact_team.
 template <class T, class Acc, shape Shape, class Exec, class X, class Y>
 Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
   using traits = accumulator_traits<Acc>;
@@ -94,13 +190,22 @@ Acc dot(const std::string& label, const Exec& exec, const X& x, const Y& y) {
           dot_host_block_sum<T>(x, y, i0, i0 + B < n ? i0 + B : n, sum);
         },
         kacc::Impl::sum_reducer<Acc>(result));
+  } else if constexpr (kacc::Impl::uses_exact_lanes_v<Acc, T>) {
+    return dot_exact_team<T>(label, exec, x, y);
   } else {
+    using policy_type = kacc::Impl::team_policy<Exec>;
+    constexpr int W = dot_team_width_v<X, Y>;
+    const index_type steps = n / W;
+    auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team, Acc& sum) {
+      const index_type stride = static_cast<index_type>(team.league_size()) * team.team_size();
+      dot_thread_products<T, W>(x, y, n, kacc::Impl::team_thread(team), stride,
+                                [&](const T a, const T b) { traits::add_product(sum, a, b); });
+    };
+    const index_type threads =
+        policy_type(exec, 1, 1).team_size_recommended(kernel, Kokkos::ParallelReduceTag());
     Kokkos::parallel_reduce(
-        label, kacc::Impl::range(exec, 0, n),
-        KOKKOS_LAMBDA(const index_type i, Acc& sum) {
-          traits::add_product(sum, convert<T>(x(i)), convert<T>(y(i)));
-        },
-        kacc::Impl::sum_reducer<Acc>(result));
+        label, policy_type(exec, dot_team_league(exec, steps, threads), static_cast<int>(threads)),
+        kernel, kacc::Impl::sum_reducer<Acc>(result));
   }
   exec.fence();
   return result;

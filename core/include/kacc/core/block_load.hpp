@@ -725,6 +725,15 @@ inline constexpr bool device_wide_block_v =
     std::conjunction_v<std::bool_constant<block_decodable_v<V>>, std::is_trivial<S>,
                        std::bool_constant<(W * sizeof(S)) % device_access_bytes == 0>>;
 
+/// Entries of V in one device_access_bytes chunk where device block accesses move whole
+/// chunks of them (device_wide_block_v); 1 for other formats.
+template <class V, class S = typename format_traits<format_t<V>>::storage_type>
+inline constexpr int device_chunk_entries_v =
+    sizeof(S) < device_access_bytes&& device_wide_block_v<V, static_cast<int>(device_access_bytes /
+                                                                              sizeof(S))>
+        ? static_cast<int>(device_access_bytes / sizeof(S))
+        : 1;
+
 /// W entries of storage type S, seen as whole chunks: a device thread reads or writes a
 /// chunk in one instruction, where W separate narrow accesses would each cost one.
 template <int W, class S>

@@ -93,26 +93,44 @@ struct exact<double> {
 
   /// Adds v exactly to the words (or to the special-value flags).
   KOKKOS_INLINE_FUNCTION void add_to_words(double v) {
-    const std::uint64_t u = kacc::bit_cast<std::uint64_t>(v);
-    if (((u >> 52) & 0x7ff) == 0x7ff) {
-      add_special(v);
-      return;
+    if (scatter(v, word_adder{digit})) {
+      count(1);
+    } else {
+      special |= special_flag(v);
     }
-    std::uint64_t m;
-    int e;
-    split(u, m, e);
-    add_bits(m, e - lowest_exponent, (u >> 63) != 0);
-    count(1);
   }
 
   /// Adds the product a b exactly to the words (or to the special-value flags).
   KOKKOS_INLINE_FUNCTION void add_product_to_words(double a, double b) {
+    if (scatter_product(a, b, word_adder{digit})) {
+      count(3);
+    } else {
+      special |= special_flag(a * b);  // IEEE: inf * 0 = NaN, inf * finite = +-inf
+    }
+  }
+
+  /// Calls add_word(k, d) for each word addition (at most three, |d| < 2^33) that adds v
+  /// exactly to a sum held in words as digit is; calls nothing and returns false when v is
+  /// inf or NaN. Such sums elsewhere (one in GPU shared memory, added to by atomics:
+  /// kacc::Impl::exact_shared_words) add by this function.
+  template <class AddWord>
+  KOKKOS_INLINE_FUNCTION static bool scatter(double v, const AddWord& add_word) {
+    const std::uint64_t u = kacc::bit_cast<std::uint64_t>(v);
+    if (((u >> 52) & 0x7ff) == 0x7ff) return false;
+    std::uint64_t m;
+    int e;
+    split(u, m, e);
+    scatter_bits(m, e - lowest_exponent, (u >> 63) != 0, add_word);
+    return true;
+  }
+
+  /// Calls add_word(k, d) for each word addition (at most nine, three per word) that adds
+  /// the exact product a b; calls nothing and returns false when a or b is inf or NaN.
+  template <class AddWord>
+  KOKKOS_INLINE_FUNCTION static bool scatter_product(double a, double b, const AddWord& add_word) {
     const std::uint64_t ua = kacc::bit_cast<std::uint64_t>(a);
     const std::uint64_t ub = kacc::bit_cast<std::uint64_t>(b);
-    if (((ua >> 52) & 0x7ff) == 0x7ff || ((ub >> 52) & 0x7ff) == 0x7ff) {
-      add_special(a * b);  // IEEE: inf * 0 = NaN, inf * finite = +-inf
-      return;
-    }
+    if (((ua >> 52) & 0x7ff) == 0x7ff || ((ub >> 52) & 0x7ff) == 0x7ff) return false;
     std::uint64_t ma, mb;
     int ea, eb;
     split(ua, ma, ea);
@@ -122,10 +140,15 @@ struct exact<double> {
     const std::uint64_t b0 = mb & 0xffffffffu, b1 = mb >> 32;
     const int position = ea + eb - lowest_exponent;
     // ma mb = a0 b0 + (a0 b1 + a1 b0) 2^32 + a1 b1 2^64, each part below 2^64.
-    add_bits(a0 * b0, position, negative);
-    add_bits(a0 * b1 + a1 * b0, position + 32, negative);
-    add_bits(a1 * b1, position + 64, negative);
-    count(3);
+    scatter_bits(a0 * b0, position, negative, add_word);
+    scatter_bits(a0 * b1 + a1 * b0, position + 32, negative, add_word);
+    scatter_bits(a1 * b1, position + 64, negative, add_word);
+    return true;
+  }
+
+  /// The special-value flag of an infinite or NaN v.
+  KOKKOS_INLINE_FUNCTION static unsigned special_flag(double v) {
+    return v != v ? special_nan : v > 0 ? special_plus_inf : special_minus_inf;
   }
 
   /// Adds another accumulator's exact sum (the join of a reduction).
@@ -241,29 +264,31 @@ struct exact<double> {
     }
   }
 
-  /// Adds (or subtracts) v 2^position, v < 2^64, in units of 2^lowest_exponent.
-  KOKKOS_INLINE_FUNCTION void add_bits(std::uint64_t v, int position, bool negative) {
+  /// Calls add_word for the three word additions that add (or subtract) v 2^position,
+  /// v < 2^64, in units of 2^lowest_exponent.
+  template <class AddWord>
+  KOKKOS_INLINE_FUNCTION static void scatter_bits(std::uint64_t v, int position, bool negative,
+                                                  const AddWord& add_word) {
     const int w = position / digit_bits, r = position % digit_bits;
     const std::uint64_t lo = (v & 0xffffffffu) << r, hi = (v >> 32) << r;
     const std::int64_t sign = negative ? -1 : 1;
-    digit[w] += sign * static_cast<std::int64_t>(lo & 0xffffffffu);
-    digit[w + 1] += sign * static_cast<std::int64_t>((lo >> 32) + (hi & 0xffffffffu));
-    digit[w + 2] += sign * static_cast<std::int64_t>(hi >> 32);
+    add_word(w, sign * static_cast<std::int64_t>(lo & 0xffffffffu));
+    add_word(w + 1, sign * static_cast<std::int64_t>((lo >> 32) + (hi & 0xffffffffu)));
+    add_word(w + 2, sign * static_cast<std::int64_t>(hi >> 32));
   }
+
+  /// Adds word additions to this accumulator's own words.
+  struct word_adder {
+    /// The words.
+    std::int64_t* digit;
+    /// digit[k] += d.
+    KOKKOS_INLINE_FUNCTION void operator()(int k, std::int64_t d) const { digit[k] += d; }
+  };
 
   /// Records word additions; propagates the carries before the words could overflow.
   KOKKOS_INLINE_FUNCTION void count(int additions) {
     pending += additions;
     if (pending >= normalize_period) normalize();
-  }
-
-  /// Records an infinite or NaN term.
-  KOKKOS_INLINE_FUNCTION void add_special(double v) {
-    if (v != v) {
-      special |= special_nan;
-    } else {
-      special |= v > 0 ? special_plus_inf : special_minus_inf;
-    }
   }
 
   /// Position of the highest set bit plus one (0 for 0).
