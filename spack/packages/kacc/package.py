@@ -5,6 +5,7 @@
 #   spack install kacc +openmp                # ... with OpenMP
 #   spack install kacc +cuda cuda_arch=80     # Kokkos +cuda (+cuda_lambda below 5) for sm_80
 #   spack install kacc +rocm amdgpu_target=gfx90a
+#   spack install kacc +view_property ^kokkos@5:  # Kokkos::View<T, kacc::StoredAs<F>> too
 #
 # To build your working copy instead of the git repository:
 #   spack develop --path $PWD kacc@main && spack install kacc@main
@@ -38,6 +39,12 @@ class Kacc(CMakePackage, CudaPackage, ROCmPackage):
         description="Build perf_tests and the roofline (Google Benchmark, fmt, MPFR, OpenBLAS)",
     )
     variant("examples", default=False, description="Build the example programs")
+    variant(
+        "view_property",
+        default=False,
+        description="Require Kokkos::View<T, kacc::StoredAs<F>> as a Kokkos View "
+        "(kacc/core/kokkos_view_property.hpp; needs Kokkos 5's mdspan View hooks)",
+    )
 
     depends_on("cmake@3.16:", type="build")
 
@@ -53,6 +60,15 @@ class Kacc(CMakePackage, CudaPackage, ROCmPackage):
     # is C++20 only (Kokkos' own recipe allows no other cxxstd there).
     conflicts("^kokkos@:3 cxxstd=11", msg="kacc needs a Kokkos built with C++17 or newer")
     conflicts("^kokkos@:3 cxxstd=14", msg="kacc needs a Kokkos built with C++17 or newer")
+
+    # The View hooks (customize_view_arguments and the accessor hooks) are in Kokkos 5's
+    # mdspan-based View; 4.x releases have none (4.7 turned the mdspan View off again).
+    # kacc's CMake checks for them too (KACC_REQUIRE_KOKKOS_VIEW_PROPERTY).
+    conflicts(
+        "+view_property",
+        when="^kokkos@:4",
+        msg="Kokkos::View<T, kacc::StoredAs<F>> needs the View hooks of Kokkos 5",
+    )
 
     # CUDA: kacc's kernels are KOKKOS_LAMBDAs, so Kokkos needs device lambdas, and the
     # architecture kacc is asked for is the one Kokkos is built for.
@@ -92,6 +108,7 @@ class Kacc(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("KACC_ENABLE_TESTS", "tests"),
             self.define_from_variant("KACC_ENABLE_PERF_TESTS", "perf_tests"),
             self.define_from_variant("KACC_ENABLE_EXAMPLES", "examples"),
+            self.define_from_variant("KACC_REQUIRE_KOKKOS_VIEW_PROPERTY", "view_property"),
             # Spack passes the flags for spec.target; -march=native would tie kacc's
             # own programs to the build host.
             self.define("KACC_ENABLE_NATIVE", False),
