@@ -3,6 +3,8 @@
 /// kacc::blas::dot(exec, x, y): sum_i x(i) y(i) for vectors of any storage formats,
 /// computed in the common arithmetic type (or Arith) and accumulated in Acc.
 
+#include <algorithm>
+
 #include <kacc/blas/impl/rows_times.hpp>
 #include <kacc/core/exact_shared.hpp>
 
@@ -81,10 +83,8 @@ KOKKOS_INLINE_FUNCTION void dot_host_block_sum(const X& x, const Y& y, index_typ
 /// chunk of the narrower format where device block loads move whole chunks (two fp64,
 /// eight fp16), so that each step reads whole chunks of both; one otherwise.
 template <class X, class Y>
-inline constexpr int dot_team_width_v =
-    kacc::Impl::detail::device_chunk_entries_v<X> > kacc::Impl::detail::device_chunk_entries_v<Y>
-        ? kacc::Impl::detail::device_chunk_entries_v<X>
-        : kacc::Impl::detail::device_chunk_entries_v<Y>;
+inline constexpr int dot_team_width_v = (std::max)(kacc::Impl::detail::device_chunk_entries_v<X>,
+                                                   kacc::Impl::detail::device_chunk_entries_v<Y>);
 
 /// Teams of `threads` threads for a grid-stride loop over `steps` steps: as many as the
 /// space holds at once, one step per thread at most. (On an H200, fp64 DOT's steps as the
