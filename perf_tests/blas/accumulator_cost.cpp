@@ -20,6 +20,7 @@
 #include <kacc/sparse/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
+#include <kacc_perf/run_info.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -243,9 +244,39 @@ void add_spmv(std::vector<variant>& out, std::int64_t n) {
       [=] { kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a32, x32, 0.0, y, row); });
 }
 
+constexpr const char* usage =
+    "kacc-perf-accumulator-cost [--dot N] [--gemv N] [--spmv N] [--reps R]\n"
+    "                           [--clock wall|thread] [--kernels dot,gemv-L,gemv-R,spmv]\n"
+    "time of DOT (N entries, default 2^27), GEMV \"N\" (N x N, default 16384, LayoutLeft and\n"
+    "LayoutRight) and CSR SpMV (the 7-point stencil of N^3 rows, default 128) with each\n"
+    "accumulator (plain, compensated, double_double, exact<double>) on fp64 or fp32 storage,\n"
+    "relative to plain fp64; R interleaved repetitions (default 7), medians, and a checksum of\n"
+    "each result's bits. --clock thread: the calling thread's CPU time (run it on one thread).\n";
+
+/// The positive integer argv[i] holds, or a message naming the option.
+std::int64_t positive(const char* option, const char* value) {
+  char* end = nullptr;
+  const long long v = std::strtoll(value, &end, 10);
+  if (end == value || *end != '\0' || v <= 0) {
+    std::fprintf(stderr, "kacc-perf-accumulator-cost: %s needs a positive integer, not '%s'\n",
+                 option, value);
+    std::exit(2);
+  }
+  return v;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  const auto help = kacc_perf::requested_help(argc, argv);
+  if (help == kacc_perf::help_request::usage) {
+    std::printf("%s%s", usage, kacc_perf::kokkos_options_hint);
+    return 0;
+  }
+  if (help == kacc_perf::help_request::kokkos) {
+    Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
+    return 0;
+  }
   Kokkos::ScopeGuard guard(argc, argv);
   std::int64_t dot_n = std::int64_t{1} << 27, gemv_n = 16384, spmv_n = 128;
   int reps = 7;
@@ -254,23 +285,39 @@ int main(int argc, char* argv[]) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
     if (a == "--dot" && has_value) {
-      dot_n = std::atoll(argv[++i]);
+      dot_n = positive("--dot", argv[++i]);
     } else if (a == "--gemv" && has_value) {
-      gemv_n = std::atoll(argv[++i]);
+      gemv_n = positive("--gemv", argv[++i]);
     } else if (a == "--spmv" && has_value) {
-      spmv_n = std::atoll(argv[++i]);
+      spmv_n = positive("--spmv", argv[++i]);
     } else if (a == "--reps" && has_value) {
-      reps = std::atoi(argv[++i]);
+      reps = static_cast<int>(positive("--reps", argv[++i]));
     } else if (a == "--kernels" && has_value) {
       kernels = argv[++i];
     } else if (a == "--clock" && has_value) {
-      thread_clock = std::strcmp(argv[++i], "thread") == 0;
+      const std::string clock = argv[++i];
+      if (clock != "wall" && clock != "thread") {
+        std::fprintf(stderr, "kacc-perf-accumulator-cost: --clock is wall or thread, not '%s'\n",
+                     clock.c_str());
+        return 2;
+      }
+      thread_clock = clock == "thread";
     } else if (a.rfind("--kokkos", 0) != 0) {
-      std::fprintf(stderr,
-                   "usage: kacc-perf-accumulator-cost [--dot N] [--gemv N] [--spmv N] "
-                   "[--reps R] [--clock wall|thread] [--kernels dot,gemv-L,gemv-R,spmv]\n");
+      std::fprintf(stderr, "kacc-perf-accumulator-cost: unknown option '%s'\n%s", a.c_str(), usage);
       return 2;
     }
+  }
+  const std::string known = ",dot,gemv-L,gemv-R,spmv,";
+  for (std::size_t b = 0; b <= kernels.size();) {
+    const std::size_t e = std::min(kernels.find(',', b), kernels.size());
+    if (known.find("," + kernels.substr(b, e - b) + ",") == std::string::npos) {
+      std::fprintf(stderr,
+                   "kacc-perf-accumulator-cost: --kernels takes dot, gemv-L, gemv-R and spmv, "
+                   "not '%s'\n",
+                   kernels.substr(b, e - b).c_str());
+      return 2;
+    }
+    b = e + 1;
   }
   auto wanted = [&](const char* k) {
     return ("," + kernels + ",").find(std::string(",") + k + ",") != std::string::npos;
