@@ -62,7 +62,8 @@ class Kacc(CMakePackage, CudaPackage, ROCmPackage):
     conflicts("^kokkos@:3 cxxstd=14", msg="kacc needs a Kokkos built with C++17 or newer")
 
     # The View hooks (customize_view_arguments and the accessor hooks) are in Kokkos 5's
-    # mdspan-based View; 4.x releases have none (4.7 turned the mdspan View off again).
+    # mdspan-based View: 4.6.01 has none, 4.7.1 turned the mdspan View off again (4.7.0 was
+    # not tried), so 4.x is refused.
     # kacc's CMake checks for them too (KACC_REQUIRE_KOKKOS_VIEW_PROPERTY).
     conflicts(
         "+view_property",
