@@ -5,8 +5,7 @@
 // the variants interleaved, and the median is reported. Each line also prints a checksum of
 // the result's bits, so two builds can be compared bit for bit on the same thread count.
 //
-//   kacc-perf-accumulator-cost [--dot N] [--gemv N] [--spmv N] [--reps R]
-//                              [--clock wall|thread] [--kernels dot,gemv-L,gemv-R,spmv]
+// Options: kacc-perf-accumulator-cost --help.
 //
 // --spmv N: the stencil's grid is N^3 (default 128: 2^21 rows, 14.6 million entries, 200 MB of
 // matrix, far past the last-level cache).
@@ -303,14 +302,18 @@ int main(int argc, char* argv[]) {
       }
       thread_clock = clock == "thread";
     } else if (a.rfind("--kokkos", 0) != 0) {
-      std::fprintf(stderr, "kacc-perf-accumulator-cost: unknown option '%s'\n%s", a.c_str(), usage);
+      std::fprintf(stderr,
+                   "kacc-perf-accumulator-cost: unknown option, or one without its value: '%s'\n%s",
+                   a.c_str(), usage);
       return 2;
     }
   }
-  const std::string known = ",dot,gemv-L,gemv-R,spmv,";
+  const auto listed = [](const std::string& list, const std::string& name) {
+    return ("," + list + ",").find("," + name + ",") != std::string::npos;
+  };
   for (std::size_t b = 0; b <= kernels.size();) {
     const std::size_t e = std::min(kernels.find(',', b), kernels.size());
-    if (known.find("," + kernels.substr(b, e - b) + ",") == std::string::npos) {
+    if (!listed("dot,gemv-L,gemv-R,spmv", kernels.substr(b, e - b))) {
       std::fprintf(stderr,
                    "kacc-perf-accumulator-cost: --kernels takes dot, gemv-L, gemv-R and spmv, "
                    "not '%s'\n",
@@ -319,9 +322,7 @@ int main(int argc, char* argv[]) {
     }
     b = e + 1;
   }
-  auto wanted = [&](const char* k) {
-    return ("," + kernels + ",").find(std::string(",") + k + ",") != std::string::npos;
-  };
+  const auto wanted = [&](const char* k) { return listed(kernels, k); };
   std::vector<variant> vs;
   if (wanted("dot")) add_dot(vs, dot_n);
   if (wanted("gemv-L")) add_gemv<Kokkos::LayoutLeft>(vs, gemv_n, "gemv-L");
