@@ -11,6 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace {
 
 using namespace kacc_blas_ref;
@@ -69,6 +74,57 @@ TEST(KernelShape, GemvTeamShape) {
 TEST(KernelShape, GemvHostShape) {
   check_gemv_all_cases<shape::host, double, float>();
   check_gemv_all_cases<shape::host, kacc::compensated<double>, kacc::fp16>();
+}
+
+std::vector<std::string> launched;
+void record_launch(const char* label, std::uint32_t, std::uint64_t* id) {
+  launched.emplace_back(label);
+  *id = 0;
+}
+
+// Few long rows (the GMRES basis's V^T w) take the split dot shape: 37 rows (on the host a
+// block of split_block_rows, whose groups of staged_rows or narrow_rows rows go side by
+// side, and a block of 5) of split_least_entries + 333 entries, so the last piece is short.
+// Each row is a sum of pieces of at most `piece` products, the pieces then added one by
+// one, so its error is within gamma_(piece + pieces) |M||x|: tighter than the row's gamma_n.
+template <shape Shape, class S, class Layout>
+void check_split_gemv() {
+  namespace impl = kacc::blas::Impl;
+  const std::size_t few = 37, entries = impl::split_least_entries + 333;
+  const std::size_t piece = Shape == shape::host ? impl::split_entries : impl::team_split_entries;
+  const bool trans = std::is_same<Layout, Kokkos::LayoutLeft>::value;  // rows along k
+  const std::size_t rows = trans ? entries : few, cols = trans ? few : entries;
+  auto A = make_matrix<HostMat<S, Layout>>(random_values(rows * cols, 9), rows, cols);
+  auto x = make_vector<Plain>(random_values(entries, 10, distribution::normal));
+  Plain y("y", few);
+  launched.clear();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(record_launch);
+  impl::gemv<double, double, Shape>("test_gemv", Host(), trans, 1.0, A, x, 0.0, y);
+  Host().fence();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+  const std::string what = std::string(trans ? "T " : "N ") + kacc::format_name<S>();
+  EXPECT_NE(std::find(launched.begin(), launched.end(), "test_gemv_split"), launched.end())
+      << what << ": kernels launched " << ::testing::PrintToString(launched);
+  const auto M = op(stored(A), rows, cols, trans);
+  const auto xs = stored(x);
+  const std::size_t pieces = (entries + piece - 1) / piece;
+  int misses = 0;
+  for (std::size_t i = 0; i < few; ++i) {
+    double abs = 0;
+    for (std::size_t k = 0; k < entries; ++k) abs += std::fabs(M[i * entries + k] * xs[k]);
+    const double err = kacc_testing::exact_dot(entries, &M[i * entries], xs.data()).abs_error(y(i));
+    if (!(err <= gamma(piece + pieces, u64) * abs)) ++misses;
+  }
+  EXPECT_EQ(misses, 0) << what;
+}
+
+// LayoutLeft "T" is the GMRES basis's V^T w; LayoutRight "N" sums along rows too.
+TEST(KernelShape, GemvFewLongRowsSplit) {
+  check_split_gemv<shape::host, double, Kokkos::LayoutLeft>();
+  check_split_gemv<shape::host, float, Kokkos::LayoutRight>();
+  check_split_gemv<shape::host, kacc::fp16, Kokkos::LayoutLeft>();
+  check_split_gemv<shape::host, kacc::fp16, Kokkos::LayoutRight>();
+  check_split_gemv<shape::team, kacc::fp16, Kokkos::LayoutLeft>();
 }
 
 template <shape Shape, class Acc>

@@ -9,6 +9,20 @@ namespace kacc {
 namespace blas {
 namespace Impl {
 
+/// out(i, (op(A) x)(i)) for the m rows of op(A) = M: few long rows contiguous along k in
+/// the split dot shape where its sums are plain (split_applies), the rest in rows_times.
+template <class T, class Acc, shape Shape, class Exec, class M, class X, class Out>
+void gemv_rows(const std::string& label, const Exec& exec, const M& op_a, const index_type m,
+               const index_type n, const X& x, const Out& out) {
+  if constexpr (accumulator_traits<Acc>::is_plain) {
+    if (op_a.k_contiguous() && split_applies(m, n)) {
+      rows_dot_split<T, Acc, Shape>(label, exec, op_a, 0, m, 0, n, x, out);
+      return;
+    }
+  }
+  rows_times<T, Acc, Shape>(label, exec, op_a, 0, m, 0, n, x, out);
+}
+
 /// GEMV after the argument checks: op(A) of extents (m, n), both non-zero, in the loop
 /// shape Shape. The label carries the operands' formats.
 template <class T, class Acc, shape Shape, class Exec, class AV, class X, class Y>
@@ -28,9 +42,9 @@ void gemv(const std::string& label, const Exec& exec, bool trans, const T& alpha
     y(i) = convert<YV>(beta_zero ? alpha * s : alpha * s + beta * convert<T>(y(i)));
   };
   if (trans) {
-    rows_times<T, Acc, Shape>(label, exec, detail::oriented<AV, true>{A}, 0, m, 0, n, x, out);
+    gemv_rows<T, Acc, Shape>(label, exec, detail::oriented<AV, true>{A}, m, n, x, out);
   } else {
-    rows_times<T, Acc, Shape>(label, exec, detail::oriented<AV, false>{A}, 0, m, 0, n, x, out);
+    gemv_rows<T, Acc, Shape>(label, exec, detail::oriented<AV, false>{A}, m, n, x, out);
   }
 }
 

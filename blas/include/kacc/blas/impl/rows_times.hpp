@@ -381,29 +381,39 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_group_side_by_side(const M& m, const 
   }
 }
 
-/// Rows [i0, i1) of the host dot shape R at a time, one group per work item: the staged part
-/// of a whole group side by side (rows_staged_v; else its blocks of host_lanes entries,
-/// narrow_rows_v), then each row's rest (rows_dot_finish); a last, partial group row by row.
+/// The rows first .. first + rows - 1 (rows <= R) of the host dot shape over [k0, k1): the
+/// staged part of a whole group of R side by side (rows_staged_v; else its blocks of
+/// host_lanes entries, narrow_rows_v), then each row's rest (rows_dot_finish); a partial
+/// group, and every row where R is 1, row by row.
+template <int R, class Arith, class Acc, class M, class X, class Out>
+KOKKOS_INLINE_FUNCTION void rows_dot_group(const M& m, const X& x, const index_type first,
+                                           const int rows, const index_type k0, const index_type k1,
+                                           const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  Acc lane[R][host_lanes];
+  for (int r = 0; r < R; ++r)
+    for (int l = 0; l < host_lanes; ++l) lane[r][l] = traits::zero();
+  const bool whole = R > 1 && rows == R;
+  const index_type staged =
+      whole ? rows_dot_group_side_by_side<R, Arith>(m, x, first, k0, k1, lane) : k0;
+  for (int r = 0; r < rows; ++r) {
+    const index_type i = first + r;
+    const index_type k = whole ? staged : rows_dot_staged<Arith>(m, x, i, k0, k1, lane[r]);
+    rows_dot_finish<Arith>(m, x, i, k, k1, lane[r], out);
+  }
+}
+
+/// Rows [i0, i1) of the host dot shape R at a time, one group per work item
+/// (rows_dot_group).
 template <int R, class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host_side_by_side(const std::string& label, const Exec& exec, const M& m,
                                 const index_type i0, const index_type i1, const index_type k0,
                                 const index_type k1, const X& x, const Out& out) {
-  using traits = accumulator_traits<Acc>;
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, (i1 - i0 + R - 1) / R), KOKKOS_LAMBDA(const index_type g) {
         const index_type first = i0 + g * R;
         const int rows = first + R <= i1 ? R : static_cast<int>(i1 - first);
-        Acc lane[R][host_lanes];
-        for (int r = 0; r < R; ++r)
-          for (int l = 0; l < host_lanes; ++l) lane[r][l] = traits::zero();
-        const index_type staged =
-            rows == R ? rows_dot_group_side_by_side<R, Arith>(m, x, first, k0, k1, lane) : k0;
-        for (int r = 0; r < rows; ++r) {
-          const index_type i = first + r;
-          const index_type k =
-              rows == R ? staged : rows_dot_staged<Arith>(m, x, i, k0, k1, lane[r]);
-          rows_dot_finish<Arith>(m, x, i, k, k1, lane[r], out);
-        }
+        rows_dot_group<R, Arith, Acc>(m, x, first, rows, k0, k1, out);
       });
 }
 
@@ -897,6 +907,107 @@ void rows_axpy_team(const std::string& label, const Exec& exec, const M& m, inde
                        policy_type(exec, (i1 - i0 + team_rows - 1) / team_rows, threads, lanes)
                            .set_scratch_size(0, scratch),
                        kernel);
+}
+
+/// Entries of k per piece in the host split dot shape (rows_dot_split): half a MiB of fp64
+/// x, which stays in L2 while the piece's rows read it. GEMV "T" of a LayoutLeft basis of
+/// 2^21 rows and 100 columns, 2 threads, fp64: 4096 entries took 1.46x the time of 65536
+/// (115.7 against 78.8-79.1 ms; each column's run of a piece restarts the hardware
+/// prefetchers), 16384 1.06x.
+constexpr index_type split_entries = 65536;
+/// Entries of k per piece (one team) in the team split dot shape: 256 teams for 2^21.
+constexpr index_type team_split_entries = 8192;
+/// Rows of one host work item in the split dot shape: a piece's rows are split among work
+/// items too, so that many threads find work; consecutive work items share a piece.
+constexpr index_type split_block_rows = 32;
+/// The split dot shape takes at most this many rows...
+constexpr index_type split_most_rows = 1024;
+/// ... of at least this many entries (2 MiB of fp64 x).
+constexpr index_type split_least_entries = 4 * split_entries;
+
+/// Whether rows_dot_split serves `rows` rows of `entries` entries of a matrix contiguous
+/// along k (in plain sums): few rows and long ones, whose work items in the dot shapes (one
+/// per row or group of rows) are few, each reading all of x again (the GMRES basis's
+/// V^T w: at most a few hundred rows of millions of entries). By the extents alone, so a
+/// result does not depend on the number of threads.
+inline bool split_applies(const index_type rows, const index_type entries) {
+  return rows <= split_most_rows && entries >= split_least_entries;
+}
+
+/// The split dot shape: [k0, k1) cut into pieces (of split_entries on the host, of
+/// team_split_entries in the team shape), each summed for every row into partial(i, piece)
+/// while its part of x stays in cache: on the host one work item per piece and block of
+/// split_block_rows rows, through rows_dot_group's staged and side-by-side paths as in
+/// rows_dot_host; in the team shape one team per piece. Then each row's pieces are added in
+/// their order. The pieces and their order are fixed by the extents, so the bits are the
+/// same for every number of threads. Plain sums only: each piece's sum is rounded to Acc.
+template <class Arith, class Acc, shape Shape, class Exec, class M, class X, class Out>
+void rows_dot_split(const std::string& label, const Exec& exec, const M& m, index_type i0,
+                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
+  using traits = accumulator_traits<Acc>;
+  static_assert(traits::is_plain, "kacc: the split dot shape adds plain sums");
+  constexpr index_type piece = Shape == shape::host ? split_entries : team_split_entries;
+  const index_type pieces = (k1 - k0 + piece - 1) / piece;
+  const Kokkos::View<Acc**, Kokkos::LayoutRight, typename Exec::memory_space> partial(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "_pieces"), i1 - i0, pieces);
+  if constexpr (Shape == shape::host) {
+    constexpr int R = rows_staged_v<M, X>               ? staged_rows
+                      : narrow_rows_v<Arith, Acc, M, X> ? narrow_rows
+                                                        : 1;
+    const index_type blocks = (i1 - i0 + split_block_rows - 1) / split_block_rows;
+    Kokkos::parallel_for(
+        label + "_split", kacc::Impl::range(exec, 0, pieces * blocks),
+        KOKKOS_LAMBDA(const index_type item) {
+          const index_type p = item / blocks;
+          const index_type p0 = k0 + p * piece, p1 = k1 - p0 < piece ? k1 : p0 + piece;
+          const index_type b0 = i0 + (item % blocks) * split_block_rows;
+          const index_type b1 = i1 - b0 < split_block_rows ? i1 : b0 + split_block_rows;
+          const auto piece_out = [&](const index_type i, const Arith& s) {
+            partial(i - i0, p) = static_cast<Acc>(s);
+          };
+          for (index_type first = b0; first < b1; first += R) {
+            const int rows = first + R <= b1 ? R : static_cast<int>(b1 - first);
+            rows_dot_group<R, Arith, Acc>(m, x, first, rows, p0, p1, piece_out);
+          }
+        });
+  } else {
+    using policy_type = kacc::Impl::team_policy<Exec>;
+    const int lanes = kacc::Impl::vector_lanes<Exec>();
+    auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
+      const index_type p = team.league_rank();
+      const index_type p0 = k0 + p * piece;
+      const index_type length = k1 - p0 < piece ? k1 - p0 : piece;
+      const index_type steps = (length + lanes - 1) / lanes;
+      for (index_type i = i0; i < i1; ++i) {
+        Acc sum = traits::zero();
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, steps),
+            [&](const index_type step, Acc& thread_sum) {
+              Acc step_sum = traits::zero();
+              Kokkos::parallel_reduce(
+                  Kokkos::ThreadVectorRange(team, lanes),
+                  [&](const int l, Acc& s) {
+                    const index_type k = p0 + step * lanes + l;
+                    if (k < p0 + length)
+                      traits::add_product(s, convert<Arith>(m(i, k)), convert<Arith>(x(k)));
+                  },
+                  kacc::Impl::sum_reducer<Acc>(step_sum));
+              traits::join(thread_sum, step_sum);
+            },
+            kacc::Impl::sum_reducer<Acc>(sum));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { partial(i - i0, p) = sum; });
+      }
+    };
+    const int threads =
+        kacc::Impl::team_threads(policy_type(exec, 1, 1, lanes), kernel, team_threads);
+    Kokkos::parallel_for(label + "_split", policy_type(exec, pieces, threads, lanes), kernel);
+  }
+  Kokkos::parallel_for(
+      label + "_split_sum", kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
+        Acc s = traits::zero();
+        for (index_type p = 0; p < pieces; ++p) traits::join(s, partial(i - i0, p));
+        out(i, static_cast<Arith>(traits::result(s)));
+      });
 }
 
 /// out(i, sum_k M(i,k) x(k)) for i in [i0,i1): the memory shape that streams M, in the
