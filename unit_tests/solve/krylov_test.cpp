@@ -191,6 +191,36 @@ TEST(Gmres, ScaledIntegerBasisIsScaleInvariant) {
   EXPECT_EQ(iterations[2], iterations[0]);
 }
 
+// A unit vector's entries lie in [-1, 1], the top of fp16's range. Stored times
+// basis_scale (2^15 for fp16), an entry of 2^-28 is still a normal fp16 number, so every
+// entry of a column spanning 1 .. 2^-28 comes back within fp16's unit roundoff 2^-11;
+// stored as it is, every entry below 2^-14 would be subnormal or 0.
+TEST(Gmres, Fp16BasisColumnsUseTheWholeExponentRange) {
+  EXPECT_EQ(kso::Impl::basis_scale<kacc::fp16>(), 32768.0);
+  EXPECT_EQ(kso::Impl::basis_scale<kacc::bf16>(), 1.0);
+  EXPECT_EQ(kso::Impl::basis_scale<float>(), 1.0);
+  EXPECT_EQ(kso::Impl::basis_scale<double>(), 1.0);
+  EXPECT_EQ(kso::Impl::basis_scale<kacc::scaled<std::int16_t>>(), 1.0);
+
+  const std::size_t n = 2000;
+  std::vector<double> wh = random_vector(n, 11);
+  for (std::size_t i = 0; i < n; ++i)
+    wh[i] = std::ldexp(0.5 + 0.5 * std::fabs(wh[i]), -static_cast<int>(28 * i / (n - 1))) *
+            (wh[i] < 0 ? -1 : 1);
+  const Vec w = vector_of(wh, "w");
+  kacc::View<double**, Kokkos::LayoutLeft, Exec::memory_space, kacc::StoredAs<kacc::fp16>> basis(
+      "basis", n, 1);
+  const double scale = kso::Impl::basis_scale<kacc::fp16>();
+  kso::Impl::store_column(Exec(), kacc::subview(basis, Kokkos::ALL, 0), w, scale);
+  const Vec back("back", n);
+  kacc::deep_copy(Exec(), back, kacc::subview(basis, Kokkos::ALL, 0));
+  const auto bh = host_of(back);
+  int outside = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(std::fabs(bh[i] / scale - wh[i]) <= std::ldexp(std::fabs(wh[i]), -11))) ++outside;
+  EXPECT_EQ(outside, 0) << "of " << n << " entries, stored times " << scale;
+}
+
 // ---------------------------------------------------------------- SuiteSparse matrices
 
 /// b = A * ones, the usual right-hand side for matrices without one.

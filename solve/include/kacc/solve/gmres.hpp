@@ -18,7 +18,9 @@
 /// reading V in F), normalised in fp64 and rounded once into its column. A scaled integer
 /// basis (`kacc::scaled<std::int32_t>`, `kacc::scaled<std::int16_t>`) gets one scale per
 /// column, chosen by kacc::deep_copy from the column's largest magnitude, so each column
-/// uses the whole integer range whatever the size of the problem. The Hessenberg matrix,
+/// uses the whole integer range whatever the size of the problem. A format with a
+/// narrower exponent range than fp32 (fp16) stores its columns times one power of two (see
+/// Impl::basis_scale), for the same reason. The Hessenberg matrix,
 /// its Givens rotations and the small triangular solve stay on the host in fp64.
 ///
 /// Stopping: a cycle ends when the least-squares residual of the recurrence reaches the
@@ -53,6 +55,49 @@ constexpr int stagnation_cycles = 5;
 /// many times the basis rounding error (relative to the cycle's start). 4 and 16 gave the
 /// fewest iterations on the unit tests' generated problems (1 and 64 slightly more).
 constexpr double early_restart_factor = 4.0;
+
+/// The factor every column of a BasisFormat basis is stored times. A unit vector's
+/// entries lie in [-1, 1], the top of fp16's range (largest 65504, smallest normal 6.1e-5):
+/// at 262 144 rows a typical entry (1/sqrt(n) = 2e-3) is 32 times the smallest normal, and
+/// the smaller entries lose digits as subnormals or become 0. Times 2^15, the largest power
+/// of two fp16 holds, they use the whole exponent range (normal down to 1.9e-9), and a
+/// power of two makes the scaling exact. Formats whose range reaches fp32's (fp32, bf16,
+/// fp64) hold such entries as normal numbers, and scaled integers choose their own
+/// per-column scales: 1 for those.
+template <class BasisFormat>
+double basis_scale() {
+  using traits = format_traits<BasisFormat>;
+  if constexpr (traits::is_scaled) {
+    return 1.0;
+  } else {
+    const double largest = traits::max_value();
+    return largest < std::ldexp(1.0, 127) ? kacc::detail::power_of_two_below(largest) : 1.0;
+  }
+}
+
+/// store_column's loop: a functor, since nvcc refuses extended lambdas that first capture
+/// inside `if constexpr`.
+template <class Column, class Vector>
+struct store_scaled {
+  Column column;  ///< a basis column
+  Vector w;       ///< the fp64 vector stored into it
+  double scale;   ///< basis_scale of the column's format
+  /// column(i) = scale * w(i), rounded once into the column's format.
+  KOKKOS_INLINE_FUNCTION void operator()(index_type i) const { column(i) = scale * w(i); }
+};
+
+/// column = scale * w, rounded once into the basis format; for a scaled integer format
+/// kacc::deep_copy, which chooses the column's own scale (basis_scale is 1 there).
+template <class Exec, class Column, class Vector>
+void store_column(const Exec& exec, const Column& column, const Vector& w, double scale) {
+  if constexpr (format_traits<format_t<Column>>::is_scaled) {
+    kacc::deep_copy(exec, column, w);
+  } else {
+    Kokkos::parallel_for("kacc::solve::gmres::store_column",
+                         kacc::Impl::range(exec, 0, w.extent(0)),
+                         store_scaled<Column, Vector>{column, w, scale});
+  }
+}
 
 /// The small dense part of GMRES on the host: the Hessenberg matrix reduced to upper
 /// triangular form by Givens rotations as columns arrive, and the rotated right-hand side.
@@ -115,25 +160,28 @@ class GivensLeastSquares {
   std::vector<double> h_, c_, s_, g_;
 };
 
-/// h = V^T w, w -= V h for the basis [v0, v(:, 1..j)] (v0 in fp64, the others as
-/// stored), twice (CGS2); the sum of both passes' coefficients lands in column[0..j].
+/// h = V^T w, w -= V h for the basis [v0, v(:, 1..j)] (v0 in fp64, the others stored
+/// times `scale`), twice (CGS2); the sum of both passes' coefficients lands in
+/// column[0..j].
 template <class Space, class Exec, class Vector, class Basis, class HostVector>
-void orthogonalise(const Space& space, const Exec& exec, const Vector& v0, const Basis& v, int j,
-                   const Vector& w, const Vector& h, const HostVector& h_host, double* column) {
+void orthogonalise(const Space& space, const Exec& exec, const Vector& v0, const Basis& v,
+                   double scale, int j, const Vector& w, const Vector& h, const HostVector& h_host,
+                   double* column) {
   const auto vj = kacc::subview(v, Kokkos::ALL, Kokkos::pair<std::size_t, std::size_t>(0, j));
   const auto hj = Kokkos::subview(h, Kokkos::pair<std::size_t, std::size_t>(1, j + 1));
   for (int i = 0; i <= j; ++i) column[i] = 0;
   for (int pass = 0; pass < 2; ++pass) {
     const double h0 = space.project(exec, v0, vj, w, hj);
     if (j > 0) {
-      blas::gemv(exec, "N", -1.0, vj, hj, 1.0, w);
+      // hj = (scale V)^T w = scale h, so w -= V h is w -= (scale V) hj / scale^2.
+      blas::gemv(exec, "N", -1.0 / (scale * scale), vj, hj, 1.0, w);
       Kokkos::deep_copy(
           exec, Kokkos::subview(h_host, Kokkos::pair<std::size_t, std::size_t>(1, j + 1)), hj);
     }
     blas::axpy(exec, -h0, v0, w);
     exec.fence();
     column[0] += h0;
-    for (int i = 1; i <= j; ++i) column[i] += h_host(i);
+    for (int i = 1; i <= j; ++i) column[i] += h_host(i) / scale;
   }
 }
 
@@ -199,6 +247,7 @@ SolverStatus gmres(const Space& space, const Exec& exec, const Op& A, const B& b
 
   const int m = options.restart;
   Basis v(alloc("basis"), n, static_cast<std::size_t>(m) - 1);
+  const double scale = Impl::basis_scale<BasisFormat>();
   Vector v0(alloc("v0"), n), h(alloc("h"), static_cast<std::size_t>(m) + 1);
   auto h_host = Kokkos::create_mirror_view(h);
   Impl::GivensLeastSquares ls(m);
@@ -262,9 +311,9 @@ SolverStatus gmres(const Space& space, const Exec& exec, const Op& A, const B& b
     if constexpr (!std::is_same<BasisFormat, double>::value) {
       if (m > 1 && options.early_restart) {
         const auto scratch = kacc::subview(v, Kokkos::ALL, 0);
-        kacc::deep_copy(exec, scratch, v0);
+        Impl::store_column(exec, scratch, v0, scale);
         Kokkos::deep_copy(exec, staging, v0);
-        blas::axpy(exec, -1.0, scratch, staging);
+        blas::axpy(exec, -1.0 / scale, scratch, staging);
         rounding = space.nrm2(exec, staging);
       }
     }
@@ -277,7 +326,7 @@ SolverStatus gmres(const Space& space, const Exec& exec, const Op& A, const B& b
       // w = A M^-1 v_j (right), M^-1 A v_j (left) or A v_j.
       Impl::expand(space, exec, A, M, left, j == 0 ? v0 : latest, w, z, staging);
       ++status.iterations;
-      Impl::orthogonalise(space, exec, v0, v, j, w, h, h_host, column.data());
+      Impl::orthogonalise(space, exec, v0, v, scale, j, w, h, h_host, column.data());
       const double next = space.nrm2(exec, w);
       column[j + 1] = next;
       double w_norm_sq = 0;  // ||w|| before orthogonalisation, from the coefficients
@@ -297,7 +346,7 @@ SolverStatus gmres(const Space& space, const Exec& exec, const Op& A, const B& b
       if (estimate <= cycle_target) break;
       if (j + 1 < m) {
         blas::scal(exec, 1.0 / next, w);
-        kacc::deep_copy(exec, kacc::subview(v, Kokkos::ALL, j), w);
+        Impl::store_column(exec, kacc::subview(v, Kokkos::ALL, j), w, scale);
         std::swap(w, latest);
       }
     }
@@ -316,7 +365,7 @@ SolverStatus gmres(const Space& space, const Exec& exec, const Op& A, const B& b
       const Vector& target = identity || left ? x64 : w;
       if (!identity && !left) Kokkos::deep_copy(exec, w, 0.0);
       blas::axpy(exec, y[0], v0, target);
-      if (usable > 1) blas::gemv(exec, "N", 1.0, vk, y_dev, 1.0, target);
+      if (usable > 1) blas::gemv(exec, "N", 1.0 / scale, vk, y_dev, 1.0, target);
       if (!identity && !left) {
         M.apply(exec, w, z);
         if (detail::finite(space.nrm2(exec, z))) {
