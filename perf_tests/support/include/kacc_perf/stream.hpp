@@ -10,6 +10,8 @@
 // 4 arrays per pass; stream_result also gives that traffic, named *_write_allocate. The
 // update (a = s * a, 2 arrays, no write-allocate because the line was just read) is the
 // access pattern of the roofline kernel.
+#include <kacc/core/pragma_simd.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -69,15 +71,19 @@ stream_result measure_stream(std::size_t bytes_per_array, int repetitions = 10) 
     Kokkos::Timer t;
     double sum = 0;
     // Sixteen partial sums per block: one running sum would be bound by the add latency
-    // (it cannot be vectorised without reassociation), not by memory.
+    // (it cannot be vectorised without reassociation), not by memory. Without
+    // KACC_PRAGMA_SIMD GCC 12 leaves the sixteen scalar (16 vaddsd per 128 bytes): 17-20
+    // GB/s on a Sapphire Rapids with 2 threads, 26-29 vectorised.
     Kokkos::parallel_reduce(
         "kacc_perf::stream_read", Kokkos::RangePolicy<Exec>(0, blocks),
         KOKKOS_LAMBDA(std::size_t b, double& s) {
           double partial[16] = {};
           const std::size_t end = (b + 1) * block < n ? (b + 1) * block : n;
           std::size_t i = b * block;
-          for (; i + 16 <= end; i += 16)
+          for (; i + 16 <= end; i += 16) {
+            KACC_PRAGMA_SIMD
             for (int k = 0; k < 16; ++k) partial[k] += a(i + k);
+          }
           for (; i < end; ++i) partial[0] += a(i);
           for (int k = 0; k < 16; ++k) s += partial[k];
         },
