@@ -294,6 +294,7 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::scaled<std::int16_t>, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::scaled<std::int8_t>, kacc::compensated<double>,
                           Kokkos::LayoutLeft>();
+  expect_staged_same_bits<kacc::scaled<std::int32_t>, double, Kokkos::LayoutRight>();
   // Scaled matrices in fp64 arithmetic, narrow_rows rows side by side through the SIMD
   // scaled decoders: LayoutRight rows scaled along their length (a scale per entry),
   // LayoutLeft "T" rows (columns) of one scale each, loaded all before the products.
@@ -303,6 +304,10 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
                                                                                   long_rows);
   expect_staged_same_bits<kacc::scaled<std::int8_t>, double, Kokkos::LayoutLeft>(narrow_grouped,
                                                                                  long_rows);
+  expect_staged_same_bits<kacc::scaled<std::int32_t>, double, Kokkos::LayoutLeft>(narrow_grouped,
+                                                                                  long_rows);
+  expect_staged_same_bits<kacc::scaled<std::int32_t>, double, Kokkos::LayoutRight>(narrow_grouped,
+                                                                                   long_rows);
 }
 
 // Rows of 0 to 96 entries, so the team shape's lanes see empty, short and long rows.

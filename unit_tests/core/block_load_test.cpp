@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -122,10 +123,11 @@ TEST(BlockLoad, ScaledAndWideFormatsReadAsScalar) {
   expect_same_bits<16, double>(f, 0, 16, "fp32");
 }
 
-// Runs of a scaled matrix (int8 and int16; scales along columns, along rows, or one) load
-// through the SIMD scaled decoders where they are consecutive in memory: against the run's
-// one scale, or a scale per entry along the scale axis. Every run of W entries along each
-// dimension from every start must have the bits of the entries read one by one.
+// Runs of a scaled matrix (int8, int16 and int32; scales along columns, along rows, or one)
+// load through the SIMD scaled decoders where they are consecutive in memory: against the
+// run's one scale, or a scale per entry along the scale axis. Every run of W entries along
+// each dimension from every start must have the bits of the entries read one by one. The
+// entries reach the top of the integer's range (int32's beyond float's 24 bits).
 template <class Integer, class Layout, class... Scales>
 void expect_matrix_runs_same_bits(const char* name) {
   constexpr int W = 16;
@@ -136,7 +138,10 @@ void expect_matrix_runs_same_bits(const char* name) {
     scales(j) = std::ldexp(1.0 + 0.1 * static_cast<double>(j % 7), static_cast<int>(j % 5) - 2);
   }
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) m.storage()(i, j) = static_cast<Integer>((i * 31 - j * 17) % 120);
+    for (int j = 0; j < n; ++j) {
+      const long long step = std::numeric_limits<Integer>::max() / 120;
+      m.storage()(i, j) = static_cast<Integer>((i * 31 - j * 17) % 120 * step + i - j);
+    }
   }
   for (int dim = 0; dim < 2; ++dim) {
     for (int r = 0; r < n; ++r) {
@@ -165,6 +170,10 @@ TEST(BlockLoad, ScaledMatrixRunsSameBitsAsScalar) {
   expect_matrix_runs_same_bits<std::int16_t, Left, kacc::ScalesAlong<0>>(
       "int16s left, scales along rows");
   expect_matrix_runs_same_bits<std::int16_t, Right, kacc::OneScale>("int16s right, one scale");
+  expect_matrix_runs_same_bits<std::int32_t, Left>("int32s left, scales along columns");
+  expect_matrix_runs_same_bits<std::int32_t, Right>("int32s right, scales along columns");
+  expect_matrix_runs_same_bits<std::int32_t, Left, kacc::ScalesAlong<0>>(
+      "int32s left, scales along rows");
 }
 
 // Doubles near bits u (a finite double): u itself and the doubles 1, 2, 3 ulps away, and
@@ -275,17 +284,31 @@ TEST(BlockStore, Bf16AroundEveryPatternSameBitsAsScalar) {
   check_stores<kacc::bf16, kacc::overflow::saturate>("bf16 saturate");
 }
 
-// Scaled vectors (one scale) read every stored integer as the scalar path does, at scales
-// whose products are exact, rounded, subnormal, overflowing and NaN, in blocks that are
-// whole SIMD widths and blocks with a remainder, aligned and not.
+// The i-th integer a scaled vector test stores: every int8 and int16 (i modulo 2^16); for
+// int32 its extremes and 2^24 + 1 (the first that float rounds), then integers spread over
+// its whole range (a multiplicative hash of i).
+template <class Integer>
+Integer integer_at(const std::size_t i) {
+  if constexpr (sizeof(Integer) < sizeof(std::int32_t)) {
+    return static_cast<Integer>(static_cast<std::uint16_t>(i));
+  } else {
+    constexpr Integer top = std::numeric_limits<Integer>::max();
+    const Integer special[] = {top, -top, std::numeric_limits<Integer>::min(), (1 << 24) + 1};
+    if (i < sizeof(special) / sizeof(special[0])) return special[i];
+    return static_cast<Integer>(static_cast<std::uint32_t>(i * 2654435761u));
+  }
+}
+
+// Scaled vectors (one scale) read every stored int8 and int16, and 2^16 int32 across its
+// range, as the scalar path does, at scales whose products are exact, rounded, subnormal,
+// overflowing and NaN, in blocks that are whole SIMD widths and blocks with a remainder,
+// aligned and not.
 template <class Integer, class A>
 void check_single_scale_loads(const std::string& name, const A scale) {
-  constexpr std::size_t count = std::size_t(1) << (8 * sizeof(Integer));
+  constexpr std::size_t count = std::size_t(1) << std::min<std::size_t>(16, 8 * sizeof(Integer));
   kacc::View<A*, Host, kacc::StoredAs<kacc::scaled<Integer>>> v("v", count + 40);
   Kokkos::deep_copy(v.scales(), scale);
-  for (std::size_t i = 0; i < v.extent(0); ++i) {
-    v.storage()(i) = static_cast<Integer>(static_cast<std::uint16_t>(i));
-  }
+  for (std::size_t i = 0; i < v.extent(0); ++i) v.storage()(i) = integer_at<Integer>(i);
   const std::string what = name + " scale " + std::to_string(scale);
   expect_same_bits<32, A>(v, 0, 32, what + " W=32");
   expect_same_bits<20, A>(v, 3, 20, what + " W=20 from 3");
@@ -297,10 +320,12 @@ TEST(BlockLoad, SingleScaleEveryIntegerSameBitsAsScalar) {
   for (const double scale : {0.25, 3.0, 1.0 / 3, 0x1p-1070, 0x1p1020, nan}) {
     check_single_scale_loads<std::int16_t, double>("int16s A=fp64", scale);
     check_single_scale_loads<std::int8_t, double>("int8s A=fp64", scale);
+    check_single_scale_loads<std::int32_t, double>("int32s A=fp64", scale);
   }
   for (const float scale : {0.25f, 3.0f, 1.0f / 3, 0x1p-140f, 0x1p120f, float(nan)}) {
     check_single_scale_loads<std::int16_t, float>("int16s A=fp32", scale);
     check_single_scale_loads<std::int8_t, float>("int8s A=fp32", scale);
+    check_single_scale_loads<std::int32_t, float>("int32s A=fp32", scale);
   }
 }
 
@@ -491,7 +516,11 @@ TEST(BlockLoad, SimdPathCompiledWhereTheTargetHasIt) {
   EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int16_t>::vectorised);
   EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int8_t>::vectorised);
 #endif
+#if defined(__AVX2__)
+  EXPECT_TRUE(kacc::Impl::detail::scaled_block_decoder<std::int32_t>::vectorised);
+#else
   EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int32_t>::vectorised);
+#endif
 #if defined(__AVX512F__)
   EXPECT_TRUE((kacc::Impl::detail::simd_scaled_store_v<std::int16_t, double, double>));
   EXPECT_TRUE((kacc::Impl::detail::simd_scaled_store_v<std::int8_t, float, float>));

@@ -192,8 +192,8 @@ TEST(Gmres, ScaledIntegerBasisIsScaleInvariant) {
 }
 
 // A unit vector's entries lie in [-1, 1], the top of fp16's range. Stored times
-// basis_scale (2^15 for fp16), an entry of 2^-28 is still a normal fp16 number, so every
-// entry of a column spanning 1 .. 2^-28 comes back within fp16's unit roundoff 2^-11;
+// basis_scale (2^15 for fp16), an entry of 2^-29 becomes fp16's smallest normal number, so
+// every entry of a column spanning 1 .. 2^-29 comes back within fp16's unit roundoff 2^-11;
 // stored as it is, every entry below 2^-14 would be subnormal or 0.
 TEST(Gmres, Fp16BasisColumnsUseTheWholeExponentRange) {
   EXPECT_EQ(kso::Impl::basis_scale<kacc::fp16>(), 32768.0);

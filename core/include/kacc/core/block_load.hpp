@@ -9,9 +9,10 @@
 ///   - bf16: `__AVX2__` (zero-extend and shift left by 16: exact, and what AVX512-BF16's
 ///     own widening does, so that extension adds nothing for loads);
 ///   - with `__AVX512F__` the floats widen to double 8 at a time in one instruction;
-///   - scaled int8 and int16 with one scale (a vector's): `__AVX2__` (sign-extend, convert
-///     exactly, multiply by the scale: the product's is the one rounding, as on the scalar
-///     path);
+///   - scaled int8, int16 and int32 with one scale (a vector's, or a matrix run's):
+///     `__AVX2__` (sign-extend, convert, multiply by the scale: in double, and for int8 and
+///     int16 in float, the conversion is exact and the product's is the one rounding; int32
+///     to float rounds first, in the current rounding mode, as on the scalar path);
 ///   - every other format, device code and targets without these: the scalar path.
 /// Results are bit-identical to the scalar path (`convert<T>(v(i))`), NaNs included:
 /// fp16 signalling NaNs come out quiet with their payload in both paths (as from F16C),
@@ -463,7 +464,7 @@ KOKKOS_INLINE_FUNCTION void decode_scaled_entries(const Integer* entries, const 
   }
 }
 
-/// Block loads of scaled<Integer> against one scale: the scalar path; int8 and int16
+/// Block loads of scaled<Integer> against one scale: the scalar path; int8, int16 and int32
 /// specialise it with SIMD conversions where the target has them.
 template <class Integer>
 struct scaled_block_decoder {
@@ -484,6 +485,9 @@ inline __m256i widen8_epi32(const std::int16_t* entries) {
 inline __m256i widen8_epi32(const std::int8_t* entries) {
   return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(entries)));
 }
+inline __m256i widen8_epi32(const std::int32_t* entries) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(entries));
+}
 #if defined(__AVX512F__)
 /// 16 integers at `entries` sign-extended to 32 bits.
 inline __m512i widen16_epi32(const std::int16_t* entries) {
@@ -493,6 +497,9 @@ inline __m512i widen16_epi32(const std::int16_t* entries) {
 inline __m512i widen16_epi32(const std::int8_t* entries) {
   return _mm512_maskz_cvtepi8_epi32(0xffff,
                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(entries)));
+}
+inline __m512i widen16_epi32(const std::int32_t* entries) {
+  return _mm512_loadu_si512(entries);
 }
 #endif
 
@@ -509,7 +516,8 @@ inline void store_scaled8(const __m256i n, const double scale, double* out) {
   _mm256_storeu_pd(out + 4, _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(n, 1)), s));
 #endif
 }
-/// out[0..8) = n * scale: 8- and 16-bit integers convert to float exactly too.
+/// out[0..8) = n * scale: 8- and 16-bit integers convert to float exactly too; int32 rounds
+/// to nearest in the current rounding mode, as static_cast<float> does on x86 (cvtsi2ss).
 inline void store_scaled8(const __m256i n, const float scale, float* out) {
   _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_cvtepi32_ps(n), _mm256_set1_ps(scale)));
 }
@@ -528,10 +536,11 @@ inline void store_scaled8(const __m256i n, const float* scales, float* out) {
   _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_cvtepi32_ps(n), _mm256_loadu_ps(scales)));
 }
 
-/// int8 and int16 against one scale with AVX2: sign-extend, convert and multiply 8 (16
-/// floats with AVX-512) at a time, where the view computes in T; a remainder, and other
+/// int8, int16 and int32 against one scale with AVX2: sign-extend, convert and multiply 8
+/// (16 floats with AVX-512) at a time, where the view computes in T; a remainder, and other
 /// types T, one at a time. GCC 12 vectorises the scalar loop alone, but not once a kernel
-/// inlines it (a movswl and a vcvtsi2sd per entry in the roofline kernel).
+/// inlines it (a movswl and a vcvtsi2sd per entry in the roofline kernel); int32 runs read
+/// one entry at a time made GEMV "T" of a GMRES basis take as long as fp64's.
 template <class Integer>
 struct simd_scaled_block_decoder {
   /// These block loads use SIMD conversions on this target.
@@ -574,6 +583,8 @@ template <>
 struct scaled_block_decoder<std::int8_t> : simd_scaled_block_decoder<std::int8_t> {};
 template <>
 struct scaled_block_decoder<std::int16_t> : simd_scaled_block_decoder<std::int16_t> {};
+template <>
+struct scaled_block_decoder<std::int32_t> : simd_scaled_block_decoder<std::int32_t> {};
 #endif
 
 #if defined(KACC_BLOCK_STORE_SCALED)
@@ -683,7 +694,7 @@ template <class V>
 inline constexpr bool single_scale_v = single_scale<V>::value;
 
 /// Whether V is a vector of a scaled format with one scale whose block loads convert with
-/// SIMD instructions on this target (int8 and int16 with AVX2, read in the view's
+/// SIMD instructions on this target (int8, int16 and int32 with AVX2, read in the view's
 /// arithmetic type).
 template <class V, bool = single_scale_v<V>>
 struct scaled_vector_loads_vectorised : std::false_type {};
@@ -693,7 +704,7 @@ struct scaled_vector_loads_vectorised<V, true>
           bool, V::rank == 1 && detail::scaled_block_decoder<
                                     typename V::format_traits_type::storage_type>::vectorised> {};
 
-/// Whether V is a kacc matrix of scaled int8 or int16 whose runs along a dimension (stride
+/// Whether V is a kacc matrix of scaled int8, int16 or int32 whose runs along a dimension (stride
 /// 1) load through the SIMD scaled decoders: against one scale, or a scale per entry along
 /// the scale axis (load_block of rank 2).
 template <class V, bool = is_kacc_view_v<V>>
@@ -916,7 +927,7 @@ KOKKOS_FORCEINLINE_FUNCTION void store_block(const V& v, const index_type i, con
 
 /// out[l] = convert<T>(v(r + l, c)) (dim 0) or convert<T>(v(r, c + l)) (dim 1) for l in
 /// [0, W), v of rank 2: block_codec where those entries are consecutive in memory; scaled
-/// int8 and int16 there through the SIMD scaled decoders (against the block's one scale, or
+/// int8, int16 and int32 there through the SIMD scaled decoders (against the block's one scale, or
 /// a scale per entry along the scale axis: GEMV with int16s storage, 16384^2, LayoutRight-N,
 /// 2 threads, 34-35 ms one entry at a time, which GCC 12 converts with a movswl and a
 /// vcvtsi2sd each); one by one otherwise. Same bits either way.
