@@ -510,16 +510,13 @@ TEST(BlockLoad, SimdPathCompiledWhereTheTargetHasIt) {
 #endif
   EXPECT_FALSE(kacc::Impl::block_codec<float>::vectorised);
 #if defined(__AVX2__)
+  EXPECT_TRUE(kacc::Impl::detail::scaled_block_decoder<std::int32_t>::vectorised);
   EXPECT_TRUE(kacc::Impl::detail::scaled_block_decoder<std::int16_t>::vectorised);
   EXPECT_TRUE(kacc::Impl::detail::scaled_block_decoder<std::int8_t>::vectorised);
 #else
+  EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int32_t>::vectorised);
   EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int16_t>::vectorised);
   EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int8_t>::vectorised);
-#endif
-#if defined(__AVX2__)
-  EXPECT_TRUE(kacc::Impl::detail::scaled_block_decoder<std::int32_t>::vectorised);
-#else
-  EXPECT_FALSE(kacc::Impl::detail::scaled_block_decoder<std::int32_t>::vectorised);
 #endif
 #if defined(__AVX512F__)
   EXPECT_TRUE((kacc::Impl::detail::simd_scaled_store_v<std::int16_t, double, double>));
