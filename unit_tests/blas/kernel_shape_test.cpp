@@ -241,13 +241,15 @@ void expect_staged_same_bits(const std::size_t rows = 37, const std::size_t n = 
 // and a partial group of 16) by 37 columns (groups of four and a remainder). Chunks hold
 // more rows for narrower formats (4096 of 2 bytes, 1024 of fp64), so tall matrices give
 // the same bits from chunks of different heights.
-template <class S, class Acc, class Layout>
+// Scaled formats may name the axis their scales run along (kacc::ScalePerRow).
+template <class S, class Acc, class Layout, class... ScaleAxis>
 void expect_staged_axpy_same_bits(const std::size_t rows = 1000, const std::size_t n = 37) {
   auto x = make_vector<HostVec<S>>(wide_values(n, 24));
   auto x64 = make_vector<Plain>(stored(x));
   const bool trans = std::is_same<Layout, Kokkos::LayoutRight>::value;
   const std::size_t r = trans ? n : rows, c = trans ? rows : n;
-  auto A = make_matrix<HostMat<S, Layout>>(wide_values(r * c, 25), r, c);
+  using Matrix = kacc::View<double**, Layout, Kokkos::HostSpace, kacc::StoredAs<S>, ScaleAxis...>;
+  auto A = make_matrix<Matrix>(wide_values(r * c, 25), r, c);
   auto A64 = make_matrix<HostMat<double, Layout>>(stored(A), r, c);
   Plain out("out", rows), out64("out64", rows);
   kacc::blas::gemv<double, Acc>(Host(), trans ? "T" : "N", 1.0, A, x64, 0.0, out);
@@ -271,6 +273,16 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   const std::size_t wide = kacc::blas::Impl::axpy_prefetch_columns + 27;
   expect_staged_axpy_same_bits<float, double, Kokkos::LayoutRight>(1000, wide);
   expect_staged_axpy_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>(1000, wide);
+  // Scaled matrices through the SIMD scaled decoders: columns of one scale each (LayoutLeft
+  // "N" by default, LayoutRight "T" scaled per row), or a scale per entry along them.
+  expect_staged_axpy_same_bits<kacc::scaled<std::int16_t>, double, Kokkos::LayoutLeft>();
+  expect_staged_axpy_same_bits<kacc::scaled<std::int8_t>, double, Kokkos::LayoutRight>();
+  expect_staged_axpy_same_bits<kacc::scaled<std::int32_t>, double, Kokkos::LayoutLeft,
+                               kacc::ScalePerRow>();
+  expect_staged_axpy_same_bits<kacc::scaled<std::int16_t>, kacc::compensated<double>,
+                               Kokkos::LayoutRight, kacc::ScalePerRow>();
+  expect_staged_axpy_same_bits<kacc::scaled<std::int8_t>, double, Kokkos::LayoutLeft>(tall, 6);
+  expect_staged_axpy_same_bits<kacc::scaled<std::int32_t>, double, Kokkos::LayoutRight>(1000, wide);
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::bf16, double, Kokkos::LayoutRight>();
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>();

@@ -50,6 +50,10 @@ struct oriented {
   AV a;
   /// Whether block loads of A use SIMD conversions on this host.
   static constexpr bool vectorised_loads = kacc::Impl::block_load_vectorised_v<AV>;
+  /// Whether runs of A along either dimension load with SIMD conversions on this host:
+  /// vectorised_loads, or a scaled A, whose runs go through the SIMD scaled decoders.
+  static constexpr bool vectorised_runs =
+      vectorised_loads || kacc::Impl::scaled_matrix_loads_vectorised<AV>::value;
   /// Whether a run of entries along k is scaled by one scale (a scaled A whose scales run
   /// along i).
   static constexpr bool one_scale_along_k = [] {

@@ -132,6 +132,8 @@ struct inverse_block {
   index_type b0;  ///< its first row
   /// The inverse is in the arithmetic type: nothing to convert.
   static constexpr bool vectorised_loads = false;
+  /// Nor do its runs.
+  static constexpr bool vectorised_runs = false;
   /// Entry (i, k) of the inverse, in the matrix's row and column indices.
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(const index_type i, const index_type k) const {
     return inv(s, i - b0, k - b0);

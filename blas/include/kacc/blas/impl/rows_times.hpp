@@ -62,12 +62,13 @@ template <class M, class X>
 inline constexpr bool exact_products_v =
     kacc::Impl::exact_products_v<typename matrix_format<M>::type, format_t<X>>;
 
-/// Whether the host axpy shape stages M's columns through block loads: formats with SIMD
-/// block loads on this host. fp16's plain loop decodes with integer operations (exact under
-/// denormals-are-zero), which cost more than the block loads' vcvtph2ps: GEMV with fp16
-/// storage, 16384^2, 2 threads, LayoutLeft-N 64-74 ms plain against 34-40 ms staged.
+/// Whether the host axpy shape stages M's columns through block loads: formats whose runs
+/// load with SIMD conversions on this host, scaled matrices included. fp16's plain loop
+/// decodes with integer operations (exact under denormals-are-zero), which cost more than
+/// the block loads' vcvtph2ps: GEMV with fp16 storage, 16384^2, 2 threads, LayoutLeft-N
+/// 64-74 ms plain against 34-40 ms staged.
 template <class M>
-inline constexpr bool axpy_staged_v = M::vectorised_loads;
+inline constexpr bool axpy_staged_v = M::vectorised_runs;
 
 /// Most rows one host thread keeps partial sums for in the host axpy shape, whatever M's
 /// format: a chunk reads 4096 entries of each column it walks (32 KiB of fp64, 16 KiB of fp32,
