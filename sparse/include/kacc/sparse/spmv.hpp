@@ -252,7 +252,10 @@ KOKKOS_FORCEINLINE_FUNCTION void row_pair_sum(const Values& values, const Entrie
 /// Rows side by side in the host CSR row kernel with double_double, exact<double> or
 /// compensated<double> sums:
 /// independent sums, so their dependent additions overlap and their steps vectorise (two
-/// AVX-512 registers; 4 and 8 measured slower, 32 no faster).
+/// AVX-512 registers; 4 and 8 measured slower, 32 no faster). The lanes' entries are read
+/// one by one: AVX-512 gathers of the values, column indices and x took twice as long on
+/// Zen 5 (double_double SpMV on the 7-point stencil of 128^3 rows, 2 threads: 14.0-19.9 ms
+/// one by one, 27.3-28.5 ms gathered).
 constexpr int csr_row_lanes = 16;
 
 /// Entries ahead of a group of csr_row_lanes rows whose values the host CSR row kernel with
