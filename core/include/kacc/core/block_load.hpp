@@ -377,10 +377,10 @@ struct simd_block_store {
         // between the conversions, the roofline's bf16 work items (64 doubles) took 1.14x
         // as long (2 M entries in cache, one thread: 0.50 against 0.44 ms). Tested after
         // them (on the floats, or on the bf16 results, which vcvtneps2bf16 flushes to
-        // zero), it was no faster: the roofline kernel at 2^27 entries, 2 threads, took
-        // 15.3-20.7 ms with this test, 15.7-18.9 with those, and 12.4-15.8 with no test
-        // (not exact). Every variant with a fallback kept a stack frame on its fast path;
-        // the one without did not.
+        // zero), it was no faster, nor was a test per 16 whose lanes below float's normals
+        // were rounded again with SIMD integer operations: the roofline kernel at 2^27
+        // entries, 2 threads, took 15.3-20.7 ms with this test, 15.7-18.9 and 18.6-19.9
+        // with those, and 12.4-15.8 with no test (not exact).
         if (below_float_normals(in, simd_end)) {
           for (int j = 0; j < W; ++j) entries[j] = encode_entry<A, Policy, Format>(in[j]);
           return;
