@@ -51,6 +51,8 @@ bool with_accumulators = false;
 // --no-accuracy: the speed table alone (the accuracy table's references take minutes on one
 // host core; a GPU run wants its device time for the kernels).
 bool with_accuracy = true;
+// --benchmark_list_tests: the variants' names, once each; nothing measured or written.
+bool listing = false;
 int threads_of(const std::string& impl) {
   return impl == "openblas" ? openblas_threads : kokkos_threads;
 }
@@ -124,8 +126,10 @@ void add(variant v) {
 }
 
 // Runs every registered variant once per repetition through Google Benchmark (manual time,
-// one iteration), so the variants interleave repetition by repetition.
+// one iteration), so the variants interleave repetition by repetition; when listing, lists
+// them once.
 void run_all(int repetitions) {
+  if (listing) repetitions = 0;
   for (std::size_t k = 0; k < variants.size(); ++k) {
     variant* v = variants[k].get();
     benchmark::RegisterBenchmark((v->kernel + "/" + v->impl + "/" + v->config + "/" + v->layout +
@@ -711,7 +715,8 @@ int main(int argc, char** argv) {
         "           condition 1e16 (distribution cond1e16)\n"
         "  --no-accuracy  speed only: blas_accuracy.csv holds its header alone and the accuracy\n"
         "           targets read MISSING\n"
-        "  --benchmark_*  Google Benchmark's options\n"
+        "  --benchmark_*  Google Benchmark's options; --benchmark_list_tests prints the\n"
+        "           benchmarks' names (each size set up in turn) and writes no file\n"
         "{}",
         kacc_perf::kokkos_options_hint);
     return 0;
@@ -736,6 +741,7 @@ int main(int argc, char** argv) {
     argc = kept;
     argv[argc] = nullptr;
     const auto opt = kacc_perf::parse_options(argc, argv);
+    listing = opt.list_only;
     benchmark::Initialize(&argc, argv);
     const level lv = opt.run_level;
     const std::size_t llc = kacc_perf::last_level_cache_bytes();
@@ -810,6 +816,11 @@ int main(int argc, char** argv) {
     // is well above the second.
     register_conversion();
     run_all(reps);
+    if (listing) {
+      variants.clear();  // their views, before Kokkos finalizes
+      Kokkos::finalize();
+      return 0;
+    }
     std::string conversion =
         "format,bytes_per_value,scalar_values_per_ns,block_values_per_ns,"
         "needed_values_per_ns_per_core\n";

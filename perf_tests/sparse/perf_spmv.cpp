@@ -445,7 +445,8 @@ int main(int argc, char** argv) {
         "  --accumulators  also CSR \"N\" summed in compensated, double_double, quad_double and\n"
         "           exact<double>, and the error of every fp64 configuration on GenDot rows of\n"
         "           condition 1e16 (matrix cond1e16)\n"
-        "  --benchmark_*  Google Benchmark's options\n"
+        "  --benchmark_*  Google Benchmark's options; --benchmark_list_tests prints the\n"
+        "           benchmarks' names (the matrices set up first) and writes no file\n"
         "{}",
         KACC_DEFAULT_MATRICES, kacc_perf::kokkos_options_hint);
     return 0;
@@ -476,7 +477,7 @@ int main(int argc, char** argv) {
   int bargc = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&bargc, args.data());
-  std::filesystem::create_directories(opts.out_dir);
+  if (!opts.list_only) std::filesystem::create_directories(opts.out_dir);
 
   const std::size_t llc = kacc_perf::last_level_cache_bytes();
   const std::size_t stream_bytes =
@@ -513,6 +514,11 @@ int main(int argc, char** argv) {
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::Shutdown();
+  if (opts.list_only) {  // the names are printed: nothing was measured
+    benchmark::ClearRegisteredBenchmarks();
+    keep_alive.clear();
+    return 0;
+  }
 
   // Speed CSV.
   std::map<std::string, double> median_of;

@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <unistd.h>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -32,7 +33,20 @@ inline const char* level_name(level l) {
 struct options {
   level run_level = level::standard;
   std::string out_dir = ".";
+  /// Google Benchmark's --benchmark_list_tests was given: the program prints its benchmarks'
+  /// names, once each, and measures and writes nothing.
+  bool list_only = false;
 };
+
+/// Whether a Google Benchmark boolean flag's value means true, as the library reads it: an
+/// empty value does, and so does any other but 0, f, n, false, no and off (any case).
+inline bool truthy_flag_value(std::string value) {
+  for (auto& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (value.size() == 1)
+    return std::isalnum(static_cast<unsigned char>(value[0])) && value != "0" && value != "f" &&
+           value != "n";
+  return value != "false" && value != "no" && value != "off";
+}
 
 /// The help a command line asks for.
 enum class help_request {
@@ -56,11 +70,19 @@ inline help_request requested_help(int argc, char** argv) {
 inline constexpr const char* kokkos_options_hint =
     "Kokkos' options (--kokkos-threads=N, --kokkos-numa=N, ...): run with --kokkos-help\n";
 
-/// Takes --quick, --full and --out DIR out of argv; the rest stays for the program.
+/// Takes --quick, --full and --out DIR out of argv; the rest stays for the program, and
+/// --benchmark_list_tests (left in argv for Google Benchmark) sets list_only.
 inline options parse_options(int& argc, char** argv) {
   options o;
   int kept = 1;
+  constexpr const char* list_flag = "--benchmark_list_tests";
+  const std::size_t list_flag_length = std::strlen(list_flag);
   for (int i = 1; i < argc; ++i) {
+    if (!std::strncmp(argv[i], list_flag, list_flag_length) &&
+        (argv[i][list_flag_length] == '\0' || argv[i][list_flag_length] == '=')) {
+      o.list_only =
+          argv[i][list_flag_length] == '\0' || truthy_flag_value(argv[i] + list_flag_length + 1);
+    }
     if (!std::strcmp(argv[i], "--quick")) {
       o.run_level = level::quick;
     } else if (!std::strcmp(argv[i], "--full")) {
