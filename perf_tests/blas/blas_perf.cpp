@@ -51,7 +51,7 @@ bool with_accumulators = false;
 // --no-accuracy: the speed table alone (the accuracy table's references take minutes on one
 // host core; a GPU run wants its device time for the kernels).
 bool with_accuracy = true;
-// --benchmark_list_tests: the variants' names, once each; nothing measured or written.
+// --benchmark_list_tests: the variants' names, once each; none timed, no file written.
 bool listing = false;
 int threads_of(const std::string& impl) {
   return impl == "openblas" ? openblas_threads : kokkos_threads;

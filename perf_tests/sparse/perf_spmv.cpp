@@ -514,7 +514,7 @@ int main(int argc, char** argv) {
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::Shutdown();
-  if (opts.list_only) {  // the names are printed: nothing was measured
+  if (opts.list_only) {  // the names are printed, nothing was timed: no file to write
     benchmark::ClearRegisteredBenchmarks();
     keep_alive.clear();
     return 0;

@@ -34,7 +34,7 @@ struct options {
   level run_level = level::standard;
   std::string out_dir = ".";
   /// Google Benchmark's --benchmark_list_tests was given: the program prints its benchmarks'
-  /// names, once each, and measures and writes nothing.
+  /// names, once each, times none of them and writes no file.
   bool list_only = false;
 };
 
