@@ -258,26 +258,31 @@ KOKKOS_FORCEINLINE_FUNCTION void row_pair_sum(const Values& values, const Entrie
 /// one by one, 27.3-28.5 ms gathered).
 constexpr int csr_row_lanes = 16;
 
-/// Entries ahead of a group of csr_row_lanes rows whose values the host CSR row kernel with
-/// exact<double>, double_double or compensated<double> sums asks the caches for: its sums are
-/// slow enough that the hardware prefetchers fall behind. SpMV on the 7-point stencil of a 128^3
-/// grid, 2 threads, double_double: 12.9-13.6 ms without, 10.3-10.8 ms 512, 1024 or 2048 entries
-/// ahead (plain fp64 8.2-8.5 ms); asking for the column indices too made no difference.
+/// Entries ahead of a group of csr_row_lanes rows whose values and column indices the host
+/// CSR row kernel with exact<double>, double_double or compensated<double> sums asks the
+/// caches for: its sums are slow enough that the hardware prefetchers fall behind. SpMV on
+/// the 7-point stencil of a 128^3 grid, 2 threads, double_double: 12.9-13.6 ms without,
+/// 10.3-10.8 ms with the values 512, 1024 or 2048 entries ahead (plain fp64 8.2-8.5 ms);
+/// asking for the column indices too made no difference there, but on the 27-point stencil
+/// of 128^3 rows (2 threads, three processes each, alternating, same bits) double_double
+/// took 63-70 ms (2.64-2.71x plain fp64) with the values alone and 47-62 ms (1.78-2.11x)
+/// with both, compensated 2.31-2.38x and 1.49-1.62x, exact<double> 4.15-4.33x and
+/// 2.97-3.34x (the 7-point stencil, double_double: 1.49-1.53x and 1.39-1.43x).
 constexpr index_type csr_prefetch_distance = 1024;
 
-/// Asks the host's caches for the values [k0, k1) (clipped to the nnz entries), a cache line
-/// at a time (a hint: no effect on results; none in device code).
-template <class Values>
-KOKKOS_FORCEINLINE_FUNCTION void prefetch_values(const Values& values, const index_type k0,
-                                                 index_type k1, const index_type nnz) {
+/// Asks the host's caches for the entries [k0, k1) of v, the matrix's values or column
+/// indices (clipped to its nnz entries), a cache line at a time (a hint: no effect on
+/// results; none in device code).
+template <class V>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, index_type k1,
+                                              const index_type nnz) {
 #if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
   if (k1 > nnz) k1 = nnz;
-  using storage = std::remove_pointer_t<decltype(kacc::Impl::storage_pointer(values, 0))>;
+  using storage = std::remove_pointer_t<decltype(kacc::Impl::storage_pointer(v, 0))>;
   constexpr index_type step = sizeof(storage) < 64 ? 64 / sizeof(storage) : 1;
-  for (index_type k = k0; k < k1; k += step)
-    __builtin_prefetch(kacc::Impl::storage_pointer(values, k));
+  for (index_type k = k0; k < k1; k += step) __builtin_prefetch(kacc::Impl::storage_pointer(v, k));
 #else
-  (void)values, (void)k0, (void)k1, (void)nnz;
+  (void)v, (void)k0, (void)k1, (void)nnz;
 #endif
 }
 
@@ -313,8 +318,8 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 /// accumulator_traits (the rows' steps interleave: SpMV on the 7-point stencil of a 128^3
 /// grid, 2 threads, 25.5 ms a row at a time, 10.0-10.7 ms side by side, plain fp64 8.5 ms).
 /// Each row's result has the bits of accumulator_traits<Acc>'s sum of its products. The
-/// values csr_prefetch_distance entries ahead of the group's are asked for first (of the
-/// matrix's nnz entries).
+/// values and column indices csr_prefetch_distance entries ahead of the group's are asked
+/// for first (of the matrix's nnz entries).
 template <class T, class Acc, bool ExactProducts, class RowMap, class Values, class Entries,
           class X, class Y>
 KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const Values& values,
@@ -346,8 +351,9 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   index_type common = end[0] - start[0];
   for (int l = 1; l < nr; ++l)
     if (end[l] - start[l] < common) common = end[l] - start[l];
-  prefetch_values(values, start[0] + csr_prefetch_distance, end[nr - 1] + csr_prefetch_distance,
-                  nnz);
+  const index_type ahead = start[0] + csr_prefetch_distance;
+  prefetch_run(values, ahead, end[nr - 1] + csr_prefetch_distance, nnz);
+  prefetch_run(entries, ahead, end[nr - 1] + csr_prefetch_distance, nnz);
   double a[W], b[W];
   double terms[Terms][W] = {};
   const double_double zero[W];
