@@ -258,8 +258,16 @@ KOKKOS_FORCEINLINE_FUNCTION void row_pair_sum(const Values& values, const Entrie
 /// one by one, 27.3-28.5 ms gathered).
 constexpr int csr_row_lanes = 16;
 
+/// Whether the host CSR kernels sum csr_row_lanes rows side by side (csr_rows_side_by_side)
+/// in Acc: exact<double>, double_double and compensated<double> sums of fp64 products.
+template <class T, class Acc>
+inline constexpr bool sums_rows_side_by_side_v = kacc::Impl::uses_exact_lanes_v<Acc, T> ||
+                                                 kacc::Impl::uses_double_double_lanes_v<Acc, T> ||
+                                                 (std::is_same<Acc, compensated<double>>::value &&
+                                                  std::is_same<T, double>::value);
+
 /// Entries ahead of a group of csr_row_lanes rows whose values and column indices the host
-/// CSR row kernel with exact<double>, double_double or compensated<double> sums asks the
+/// CSR kernels with exact<double>, double_double or compensated<double> sums asks the
 /// caches for: its sums are slow enough that the hardware prefetchers fall behind. SpMV on
 /// the 7-point stencil of a 128^3 grid, 2 threads, double_double: 12.9-13.6 ms without,
 /// 10.3-10.8 ms with the values 512, 1024 or 2048 entries ahead (plain fp64 8.2-8.5 ms);
@@ -299,14 +307,15 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
   return static_cast<T>(traits::result(sum));
 }
 
-/// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR row kernel with exact<double>
-/// (T = double), double_double or compensated<double> (Acc) sums, one lane per row: the rows'
-/// first entries (as many as the shortest row has) side by side, then each row's rest on its
-/// own. Measured slower with double_double (7-point stencil of 128^3 rows, one thread's CPU
-/// time, 1.14-1.32x plain fp64 as here): going on side by side past the shortest row while
-/// a quarter of the lanes have entries, the others' sums kept by selects (1.26-1.30x) or
-/// fed zero products (2.05-2.23x); the lanes' entries staged 8 at a time through a buffer
-/// (1.46-1.61x).
+/// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR kernels (the row kernel, the
+/// whole rows of a merge-path piece) with exact<double> (T = double), double_double or
+/// compensated<double> (Acc) sums, one lane per row: the rows' first entries (as many as the
+/// shortest row has) side by side, then each row's rest on its own. Measured slower with
+/// double_double (7-point stencil of 128^3 rows, one thread's CPU time, against 1.14-1.32x
+/// plain fp64 as here before the column indices were asked for ahead too): going on side by
+/// side past the shortest row while a quarter of the lanes have entries, the others' sums
+/// kept by selects (1.26-1.30x) or fed zero products (2.05-2.23x); the lanes' entries staged
+/// 8 at a time through a buffer (1.46-1.61x).
 /// exact<double>: each row's exact sum in a floating-point expansion of a few doubles
 /// (lanes_try_add_products, exact_lanes' terms), rounded by round_terms_to_nearest; when
 /// the group's expansions cannot hold a sum (products out of their range, special values, a
@@ -352,8 +361,9 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   for (int l = 1; l < nr; ++l)
     if (end[l] - start[l] < common) common = end[l] - start[l];
   const index_type ahead = start[0] + csr_prefetch_distance;
-  prefetch_run(values, ahead, end[nr - 1] + csr_prefetch_distance, nnz);
-  prefetch_run(entries, ahead, end[nr - 1] + csr_prefetch_distance, nnz);
+  const index_type ahead_end = end[nr - 1] + csr_prefetch_distance;
+  prefetch_run(values, ahead, ahead_end, nnz);
+  prefetch_run(entries, ahead, ahead_end, nnz);
   double a[W], b[W];
   double terms[Terms][W] = {};
   const double_double zero[W];
@@ -437,10 +447,7 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
   const auto entries = a.entries();
   const typename M::const_values_type values = a.values();
   const index_type rows = a.num_rows();
-  if constexpr (Shape == shape::host && (kacc::Impl::uses_exact_lanes_v<Acc, T> ||
-                                         kacc::Impl::uses_double_double_lanes_v<Acc, T> ||
-                                         (std::is_same<Acc, compensated<double>>::value &&
-                                          std::is_same<T, double>::value))) {
+  if constexpr (Shape == shape::host && sums_rows_side_by_side_v<T, Acc>) {
     csr_row_host_side_by_side<T, Acc>(label, exec, alpha, a, x, beta, y);
   } else if constexpr (Shape == shape::host) {
     Kokkos::parallel_for(
@@ -500,21 +507,64 @@ KOKKOS_INLINE_FUNCTION void merge_path_search(const RowMap& row_map, index_type 
   j = d - lo;
 }
 
+/// Length (rows + nonzeros) of the pieces of a merge path of length total on an execution
+/// space of the given concurrency: four pieces per thread, none shorter than 64 (the last
+/// may be).
+inline index_type merge_path_piece_length(const index_type concurrency, const index_type total) {
+  const index_type pieces = std::max<index_type>(1, std::min(concurrency * 4, (total + 63) / 64));
+  return (total + pieces - 1) / pieces;
+}
+
+/// Rows [i, i1) of a merge-path piece, each whole: csr_row_lanes at a time side by side
+/// (csr_rows_side_by_side) where the host CSR row kernel sums them so (SideBySide), else
+/// one after another (row_sum). Power-law matrix of 4 M rows and 34 M entries, 2 threads,
+/// four processes a row at a time and three side by side: double_double 0.91-1.22 and
+/// 0.22-0.28 s, exact<double> 1.96-2.24 and 0.31-0.33 s, compensated<double> 0.34-0.44 and
+/// 0.18-0.20 s (plain fp64 0.09-0.16 s). A function of its own for the reason
+/// row_sum is one.
+template <class T, class Acc, bool SideBySide, bool ExactProducts, class RowMap, class Values,
+          class Entries, class X, class Y>
+KOKKOS_FORCEINLINE_FUNCTION void merge_path_rows(const RowMap& row_map, const Values& values,
+                                                 const Entries& entries, const X& x, index_type i,
+                                                 const index_type i1, const index_type nnz,
+                                                 const T& alpha, const T& beta, const Y& y) {
+  if constexpr (SideBySide) {
+    for (; i < i1; i += csr_row_lanes) {
+      const int nr = i1 - i < csr_row_lanes ? static_cast<int>(i1 - i) : csr_row_lanes;
+      csr_rows_side_by_side<T, Acc, ExactProducts>(row_map, values, entries, x, i, nr, nnz, alpha,
+                                                   beta, y);
+    }
+  } else {
+    using traits = accumulator_traits<Acc>;
+    index_type j = row_map(i);
+    for (; i < i1; ++i) {
+      const index_type end = row_map(i + 1);
+      Acc sum = traits::zero();
+      row_sum<T>(values, entries, x, j, end, sum);
+      j = end;
+      update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
+    }
+  }
+}
+
 /// Merge-path CSR (Merrill & Garland): equal pieces of the path through rows and
 /// nonzeros; rows cut between pieces are finished in a fix-up pass that rounds each y
-/// entry once.
-template <class T, class Acc, class Exec, class M, class X, class Y>
+/// entry once. A piece's whole rows are summed as the CSR row kernel sums them
+/// (merge_path_rows).
+template <class T, class Acc, shape Shape, class Exec, class M, class X, class Y>
 void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, const M& a,
                     const X& x, const T& beta, const Y& y) {
   using traits = accumulator_traits<Acc>;
   using Mem = typename M::memory_space;
+  constexpr bool side_by_side = Shape == shape::host && sums_rows_side_by_side_v<T, Acc>;
+  constexpr bool exact_products =
+      kacc::Impl::exact_products_v<typename M::format_type, format_t<X>>;
   const index_type rows = a.num_rows();
   const index_type nnz = a.nnz();
   const index_type total = rows + nnz;
   if (total == 0) return;
-  const index_type wanted = static_cast<index_type>(exec.concurrency()) * 4;
-  const index_type chunks_wanted = std::max<index_type>(1, std::min(wanted, (total + 63) / 64));
-  const index_type per = (total + chunks_wanted - 1) / chunks_wanted;
+  const index_type per =
+      merge_path_piece_length(static_cast<index_type>(exec.concurrency()), total);
   const index_type chunks = (total + per - 1) / per;
   Kokkos::View<index_type*, Mem> carry_row(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "kacc::sparse::carry_row"), chunks);
@@ -534,23 +584,19 @@ void csr_merge_path(const std::string& label, const Exec& exec, const T& alpha, 
         index_type i, i1, j, j1;
         merge_path_search(row_map, rows, nnz, d0, i, j);
         merge_path_search(row_map, rows, nnz, d1, i1, j1);
-        const index_type i0 = i;
-        const bool started_mid = i0 < rows && j > index_type(row_map(i0));
+        const bool whole_rows = i < i1;
         head_row(t) = -1;
-        Acc sum = traits::zero();
-        for (; i < i1; ++i) {
-          const index_type end = row_map(i + 1);
-          row_sum<T>(values, entries, x, j, end, sum);
-          j = end;
-          if (i == i0 && started_mid) {
-            head(t) = sum;
-            head_row(t) = i;
-          } else {
-            update(y, i, alpha, static_cast<T>(traits::result(sum)), beta);
-          }
-          sum = traits::zero();
+        if (whole_rows && j > index_type(row_map(i))) {
+          Acc sum = traits::zero();
+          row_sum<T>(values, entries, x, j, index_type(row_map(i + 1)), sum);
+          head(t) = sum;
+          head_row(t) = i;
+          ++i;
         }
-        row_sum<T>(values, entries, x, j, j1, sum);
+        merge_path_rows<T, Acc, side_by_side, exact_products>(row_map, values, entries, x, i, i1,
+                                                              nnz, alpha, beta, y);
+        Acc sum = traits::zero();
+        row_sum<T>(values, entries, x, whole_rows ? index_type(row_map(i1)) : j, j1, sum);
         carry_row(t) = i1;
         carry(t) = sum;
       });
@@ -690,8 +736,8 @@ void spmv(const Exec& exec, bool trans, const T& alpha, const Matrix& A, const X
   } else {
     if (algorithm == SpmvAlgorithm::automatic) algorithm = choose_algorithm(A.row_stats());
     if (algorithm == SpmvAlgorithm::load_balanced) {
-      csr_merge_path<T, Acc>(kernel_label<T, Acc, Matrix, X, Y>("csr_merge_path"), exec, alpha, A,
-                             x, beta, y);
+      csr_merge_path<T, Acc, Shape>(kernel_label<T, Acc, Matrix, X, Y>("csr_merge_path"), exec,
+                                    alpha, A, x, beta, y);
     } else {
       csr_row<T, Acc, Shape>(kernel_label<T, Acc, Matrix, X, Y>("csr_row"), exec, alpha, A, x, beta,
                              y);
