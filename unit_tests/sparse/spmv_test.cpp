@@ -859,6 +859,14 @@ void check_exact_rows() {
           << kacc::format_name<Format>() << " x " << kacc::format_name<XFormat>() << " "
           << ks::algorithm_name(algo) << " row " << i;
   }
+  // ELL's padding adds products 0 * x(c) of finite x here: the same exact sums.
+  Vec y("y", static_cast<std::size_t>(rows.a.num_rows));
+  Kokkos::deep_copy(y, std::numeric_limits<double>::quiet_NaN());
+  ks::spmv<double, kacc::exact<double>>("N", 1.0, ks::ell_from_csr(a, 1000.0), xd, 0.0, y);
+  const auto got = host_copy(y);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_TRUE(same_bits(ref[i], got[i]))
+        << kacc::format_name<Format>() << " x " << kacc::format_name<XFormat>() << " ELL row " << i;
 }
 
 }  // namespace
@@ -891,8 +899,8 @@ std::vector<bool> rows_cut_by_merge_path(const Matrix& a) {
 
 // Sums in Acc of the same rows (inf and NaN included) have the bits of adding each product
 // with accumulator_traits<Acc>, in the host shape's order (device rows reduce across vector
-// lanes), though the host's CSR kernels take 16 rows side by side: every row in the row
-// kernel, every row the merge-path kernel does not cut.
+// lanes), though the host's CSR and ELL kernels take 16 rows side by side: every row in the
+// row and ELL kernels, every row the merge-path kernel does not cut.
 template <class Acc>
 void check_rows_traits_bits() {
   using HostExec = Kokkos::DefaultHostExecutionSpace;
@@ -918,6 +926,19 @@ void check_rows_traits_bits() {
       EXPECT_TRUE(same_bits(static_cast<double>(traits::result(sum)), got[i])) << "row " << i;
     }
     EXPECT_GT(checked, got.size() * 9 / 10);
+  }
+  // ELL: every slot of a row in slot order, padding included.
+  const auto ell = ks::ell_from_csr(a, 1000.0);
+  Kokkos::deep_copy(y, std::numeric_limits<double>::quiet_NaN());
+  ks::spmv<double, Acc>(HostExec(), "N", 1.0, ell, xd, 0.0, y);
+  const auto got = host_copy(y);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    Acc sum = traits::zero();
+    for (std::size_t k = 0; k < static_cast<std::size_t>(ell.width()); ++k) {
+      const std::size_t s = ell.slot(i, k);
+      traits::add_product(sum, static_cast<double>(ell.values()(s)), xd(ell.entries()(s)));
+    }
+    EXPECT_TRUE(same_bits(static_cast<double>(traits::result(sum)), got[i])) << "ELL row " << i;
   }
 }
 

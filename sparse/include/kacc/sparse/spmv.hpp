@@ -639,10 +639,18 @@ KOKKOS_INLINE_FUNCTION void ell_row_sum(const ell_arrays<M>& ell, const X& x, co
   }
 }
 
+/// Where the rows of a row-major ELL matrix start among its slots, as a CSR row map says
+/// where a CSR matrix's rows start: row i at i * width.
+struct ell_row_starts {
+  index_type width;
+  KOKKOS_INLINE_FUNCTION index_type operator()(const index_type i) const { return i * width; }
+};
+
 /// ELL: one thread per row on GPUs, where the slots of consecutive rows are adjacent, so
 /// consecutive threads read consecutive memory; on the host a row's slots are adjacent, and
 /// a work item sums two rows side by side (row_pair_sum: block loads where the format has
-/// SIMD ones).
+/// SIMD ones), or, with the sums the host CSR kernels take csr_row_lanes rows at a time,
+/// csr_row_lanes rows (csr_rows_side_by_side, every slot of a row, padding included).
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
@@ -650,7 +658,20 @@ void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M
   const ell_arrays<M> ell(a);
   const index_type width = a.width();
   const index_type rows = a.num_rows();
-  if constexpr (M::row_major) {
+  if constexpr (M::row_major && sums_rows_side_by_side_v<T, Acc>) {
+    constexpr int W = csr_row_lanes;
+    constexpr bool exact_products =
+        kacc::Impl::exact_products_v<typename M::format_type, format_t<X>>;
+    const ell_row_starts starts{width};
+    const index_type slots = rows * width;
+    Kokkos::parallel_for(
+        label, kacc::Impl::range(exec, 0, (rows + W - 1) / W), KOKKOS_LAMBDA(const index_type g) {
+          const index_type i0 = g * W;
+          const int nr = rows - i0 < W ? static_cast<int>(rows - i0) : W;
+          csr_rows_side_by_side<T, Acc, exact_products>(starts, ell.values, ell.entries, x, i0, nr,
+                                                        slots, alpha, beta, y);
+        });
+  } else if constexpr (M::row_major) {
     Kokkos::parallel_for(
         label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
           const index_type i = 2 * p;
