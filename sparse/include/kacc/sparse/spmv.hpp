@@ -258,8 +258,9 @@ KOKKOS_FORCEINLINE_FUNCTION void row_pair_sum(const Values& values, const Entrie
 /// one by one, 27.3-28.5 ms gathered).
 constexpr int csr_row_lanes = 16;
 
-/// Whether the host CSR kernels sum csr_row_lanes rows side by side (csr_rows_side_by_side)
-/// in Acc: exact<double>, double_double and compensated<double> sums of fp64 products.
+/// Whether the host CSR and ELL kernels sum csr_row_lanes rows side by side
+/// (csr_rows_side_by_side) in Acc: exact<double>, double_double and compensated<double> sums of
+/// fp64 products.
 template <class T, class Acc>
 inline constexpr bool sums_rows_side_by_side_v = kacc::Impl::uses_exact_lanes_v<Acc, T> ||
                                                  kacc::Impl::uses_double_double_lanes_v<Acc, T> ||
@@ -267,7 +268,7 @@ inline constexpr bool sums_rows_side_by_side_v = kacc::Impl::uses_exact_lanes_v<
                                                   std::is_same<T, double>::value);
 
 /// Entries ahead of a group of csr_row_lanes rows whose values and column indices the host
-/// CSR kernels with exact<double>, double_double or compensated<double> sums asks the
+/// CSR and ELL kernels with exact<double>, double_double or compensated<double> sums asks the
 /// caches for: its sums are slow enough that the hardware prefetchers fall behind. SpMV on
 /// the 7-point stencil of a 128^3 grid, 2 threads, double_double: 12.9-13.6 ms without,
 /// 10.3-10.8 ms with the values 512, 1024 or 2048 entries ahead (plain fp64 8.2-8.5 ms);
@@ -307,11 +308,11 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
   return static_cast<T>(traits::result(sum));
 }
 
-/// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR kernels (the row kernel, the
-/// whole rows of a merge-path piece) with exact<double> (T = double), double_double or
-/// compensated<double> (Acc) sums, one lane per row: the rows' first entries (as many as the
-/// shortest row has) side by side, then each row's rest on its own. Measured slower with
-/// double_double (7-point stencil of 128^3 rows, one thread's CPU time, against 1.14-1.32x
+/// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR and ELL kernels (the CSR row
+/// kernel, the whole rows of a merge-path piece, ELL rows) with exact<double> (T = double),
+/// double_double or compensated<double> (Acc) sums, one lane per row: the rows' first entries (as
+/// many as the shortest row has) side by side, then each row's rest on its own. Measured slower
+/// with double_double (7-point stencil of 128^3 rows, one thread's CPU time, against 1.14-1.32x
 /// plain fp64 as here before the column indices were asked for ahead too): going on side by
 /// side past the shortest row while a quarter of the lanes have entries, the others' sums
 /// kept by selects (1.26-1.30x) or fed zero products (2.05-2.23x); the lanes' entries staged
