@@ -417,25 +417,22 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   }
 }
 
-/// The host CSR row kernel with exact<double>, double_double or compensated<double> sums
-/// (T = double):
-/// csr_row_lanes rows per iteration, csr_rows_side_by_side.
-template <class T, class Acc, class Exec, class M, class X, class Y>
-void csr_row_host_side_by_side(const std::string& label, const Exec& exec, const T& alpha,
-                               const M& a, const X& x, const T& beta, const Y& y) {
+/// The host CSR row and ELL kernels with exact<double>, double_double or compensated<double>
+/// sums (T = double): csr_row_lanes rows per iteration, csr_rows_side_by_side. row_starts(i):
+/// where row i's entries start among the count entries of values and entries.
+template <class T, class Acc, class Exec, class RowStarts, class Values, class Entries, class X,
+          class Y>
+void rows_side_by_side(const std::string& label, const Exec& exec, const RowStarts& row_starts,
+                       const Values& values, const Entries& entries, const index_type rows,
+                       const index_type count, const T& alpha, const X& x, const T& beta,
+                       const Y& y) {
   constexpr int W = csr_row_lanes;
-  constexpr bool exact_products =
-      kacc::Impl::exact_products_v<typename M::format_type, format_t<X>>;
-  const auto row_map = a.row_map();
-  const auto entries = a.entries();
-  const typename M::const_values_type values = a.values();
-  const index_type rows = a.num_rows();
-  const index_type nnz = a.nnz();
+  constexpr bool exact_products = kacc::Impl::exact_products_v<format_t<Values>, format_t<X>>;
   Kokkos::parallel_for(
       label, kacc::Impl::range(exec, 0, (rows + W - 1) / W), KOKKOS_LAMBDA(const index_type g) {
         const index_type i0 = g * W;
         const int nr = rows - i0 < W ? static_cast<int>(rows - i0) : W;
-        csr_rows_side_by_side<T, Acc, exact_products>(row_map, values, entries, x, i0, nr, nnz,
+        csr_rows_side_by_side<T, Acc, exact_products>(row_starts, values, entries, x, i0, nr, count,
                                                       alpha, beta, y);
       });
 }
@@ -449,7 +446,8 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
   const typename M::const_values_type values = a.values();
   const index_type rows = a.num_rows();
   if constexpr (Shape == shape::host && sums_rows_side_by_side_v<T, Acc>) {
-    csr_row_host_side_by_side<T, Acc>(label, exec, alpha, a, x, beta, y);
+    rows_side_by_side<T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x, beta,
+                              y);
   } else if constexpr (Shape == shape::host) {
     Kokkos::parallel_for(
         label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
@@ -651,7 +649,7 @@ struct ell_row_starts {
 /// consecutive threads read consecutive memory; on the host a row's slots are adjacent, and
 /// a work item sums two rows side by side (row_pair_sum: block loads where the format has
 /// SIMD ones), or, with the sums the host CSR kernels take csr_row_lanes rows at a time,
-/// csr_row_lanes rows (csr_rows_side_by_side, every slot of a row, padding included).
+/// csr_row_lanes rows (rows_side_by_side, every slot of a row, padding included).
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
@@ -660,18 +658,8 @@ void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M
   const index_type width = a.width();
   const index_type rows = a.num_rows();
   if constexpr (M::row_major && sums_rows_side_by_side_v<T, Acc>) {
-    constexpr int W = csr_row_lanes;
-    constexpr bool exact_products =
-        kacc::Impl::exact_products_v<typename M::format_type, format_t<X>>;
-    const ell_row_starts starts{width};
-    const index_type slots = rows * width;
-    Kokkos::parallel_for(
-        label, kacc::Impl::range(exec, 0, (rows + W - 1) / W), KOKKOS_LAMBDA(const index_type g) {
-          const index_type i0 = g * W;
-          const int nr = rows - i0 < W ? static_cast<int>(rows - i0) : W;
-          csr_rows_side_by_side<T, Acc, exact_products>(starts, ell.values, ell.entries, x, i0, nr,
-                                                        slots, alpha, beta, y);
-        });
+    rows_side_by_side<T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
+                              rows * width, alpha, x, beta, y);
   } else if constexpr (M::row_major) {
     Kokkos::parallel_for(
         label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
