@@ -740,7 +740,14 @@ int main(int argc, char** argv) {
     }
     argc = kept;
     argv[argc] = nullptr;
-    const auto opt = kacc_perf::parse_options(argc, argv);
+    kacc_perf::options opt;
+    try {
+      opt = kacc_perf::parse_options(argc, argv);
+    } catch (const std::invalid_argument& e) {
+      fmt::print(stderr, "kacc-perf-blas: {}\n", e.what());
+      Kokkos::finalize();
+      return 2;
+    }
     listing = opt.list_only;
     benchmark::Initialize(&argc, argv);
     const level lv = opt.run_level;

@@ -180,7 +180,13 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
     return 0;
   }
-  const auto opts = kacc_perf::parse_options(argc, argv);
+  kacc_perf::options opts;
+  try {
+    opts = kacc_perf::parse_options(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "kacc-perf-gmres: {}\n", e.what());
+    return 2;
+  }
   const bool quick = opts.run_level == kacc_perf::level::quick;
   int size = quick ? 24 : 128, rounds = quick                                      ? 1
                                         : opts.run_level == kacc_perf::level::full ? 9

@@ -455,7 +455,13 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
     return 0;
   }
-  const auto opts = kacc_perf::parse_options(argc, argv);
+  kacc_perf::options opts;
+  try {
+    opts = kacc_perf::parse_options(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "kacc-perf-spmv: {}\n", e.what());
+    return 2;
+  }
   const std::string matrices_dir = take_matrices_option(argc, argv);
   if (!std::filesystem::is_directory(matrices_dir)) {
     fmt::print(stderr, "kacc-perf-spmv: no matrix folder {} (give one with --matrices DIR)\n",
@@ -477,7 +483,6 @@ int main(int argc, char** argv) {
   int bargc = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&bargc, args.data());
-  if (!opts.list_only) std::filesystem::create_directories(opts.out_dir);
 
   const std::size_t llc = kacc_perf::last_level_cache_bytes();
   const std::size_t stream_bytes =

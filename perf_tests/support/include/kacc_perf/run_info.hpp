@@ -9,11 +9,13 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 #ifndef KACC_GIT_REVISION
 #define KACC_GIT_REVISION "unknown"
@@ -71,7 +73,9 @@ inline constexpr const char* kokkos_options_hint =
     "Kokkos' options (--kokkos-threads=N, --kokkos-numa=N, ...): run with --kokkos-help\n";
 
 /// Takes --quick, --full and --out DIR out of argv; the rest stays for the program, and
-/// --benchmark_list_tests (left in argv for Google Benchmark) sets list_only.
+/// --benchmark_list_tests (left in argv for Google Benchmark) sets list_only. Unless
+/// list_only, creates DIR (and its parents) now, so that a DIR that cannot be made fails
+/// before a run of minutes rather than when its files are written.
 inline options parse_options(int& argc, char** argv) {
   options o;
   int kept = 1;
@@ -98,6 +102,13 @@ inline options parse_options(int& argc, char** argv) {
   }
   argc = kept;
   argv[argc] = nullptr;
+  if (!o.list_only) {
+    std::error_code error;
+    std::filesystem::create_directories(o.out_dir, error);
+    if (error || !std::filesystem::is_directory(o.out_dir))
+      throw std::invalid_argument("--out " + o.out_dir + ": cannot create the directory" +
+                               (error ? " (" + error.message() + ")" : ""));
+  }
   return o;
 }
 
