@@ -107,7 +107,7 @@ inline options parse_options(int& argc, char** argv) {
     std::filesystem::create_directories(o.out_dir, error);
     if (error || !std::filesystem::is_directory(o.out_dir))
       throw std::invalid_argument("--out " + o.out_dir + ": cannot create the directory" +
-                               (error ? " (" + error.message() + ")" : ""));
+                                  (error ? " (" + error.message() + ")" : ""));
   }
   return o;
 }
