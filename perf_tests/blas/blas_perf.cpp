@@ -740,14 +740,12 @@ int main(int argc, char** argv) {
     }
     argc = kept;
     argv[argc] = nullptr;
-    kacc_perf::options opt;
-    try {
-      opt = kacc_perf::parse_options(argc, argv);
-    } catch (const std::invalid_argument& e) {
-      fmt::print(stderr, "kacc-perf-blas: {}\n", e.what());
+    const auto parsed = kacc_perf::parse_options_or_report(argc, argv, "kacc-perf-blas");
+    if (!parsed) {
       Kokkos::finalize();
       return 2;
     }
+    const kacc_perf::options& opt = *parsed;
     listing = opt.list_only;
     benchmark::Initialize(&argc, argv);
     const level lv = opt.run_level;

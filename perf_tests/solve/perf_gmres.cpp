@@ -180,13 +180,9 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
     return 0;
   }
-  kacc_perf::options opts;
-  try {
-    opts = kacc_perf::parse_options(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    fmt::print(stderr, "kacc-perf-gmres: {}\n", e.what());
-    return 2;
-  }
+  const auto parsed = kacc_perf::parse_options_or_report(argc, argv, "kacc-perf-gmres");
+  if (!parsed) return 2;
+  const kacc_perf::options& opts = *parsed;
   const bool quick = opts.run_level == kacc_perf::level::quick;
   int size = quick ? 24 : 128, rounds = quick                                      ? 1
                                         : opts.run_level == kacc_perf::level::full ? 9

@@ -555,13 +555,9 @@ int main(int argc, char* argv[]) {
     Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
     return 0;
   }
-  kacc_perf::options opts;
-  try {
-    opts = kacc_perf::parse_options(argc, argv);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "kacc-perf-solve: {}\n", e.what());
-    return 1;
-  }
+  const auto parsed = kacc_perf::parse_options_or_report(argc, argv, "kacc-perf-solve");
+  if (!parsed) return 1;
+  const kacc_perf::options& opts = *parsed;
   Kokkos::ScopeGuard guard(argc, argv);
   const bool quick = opts.run_level == kacc_perf::level::quick;
   const bool full = opts.run_level == kacc_perf::level::full;

@@ -455,13 +455,9 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
     return 0;
   }
-  kacc_perf::options opts;
-  try {
-    opts = kacc_perf::parse_options(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    fmt::print(stderr, "kacc-perf-spmv: {}\n", e.what());
-    return 2;
-  }
+  const auto parsed = kacc_perf::parse_options_or_report(argc, argv, "kacc-perf-spmv");
+  if (!parsed) return 2;
+  const kacc_perf::options& opts = *parsed;
   const std::string matrices_dir = take_matrices_option(argc, argv);
   if (!std::filesystem::is_directory(matrices_dir)) {
     fmt::print(stderr, "kacc-perf-spmv: no matrix folder {} (give one with --matrices DIR)\n",

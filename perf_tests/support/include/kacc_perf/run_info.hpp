@@ -7,11 +7,13 @@
 
 #include <unistd.h>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -110,6 +112,17 @@ inline options parse_options(int& argc, char** argv) {
                                   (error ? " (" + error.message() + ")" : ""));
   }
   return o;
+}
+
+/// parse_options, or, when it refuses the arguments, nothing: the reason is printed to
+/// stderr after the program's name, and the caller exits.
+inline std::optional<options> parse_options_or_report(int& argc, char** argv, const char* program) {
+  try {
+    return parse_options(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return std::nullopt;
+  }
 }
 
 inline std::string read_first_match(const char* path, const char* key) {
