@@ -299,8 +299,9 @@ settings parse(int argc, char** argv, const kacc_perf::options& o) {
     // up to 1.1x above the memory roof in 3 of 8 runs, at 8x in 1 of 19, by 1.053x), only
     // the sweep is short: 0 iterations (memory-bound) and 16 (264 FLOPs a value, 16.5 a
     // byte in fp64: past the ridge in every configuration, as the summary's "above the
-    // machine balance" target needs; at 4, 4.5 a byte, it read no point above 4.3). At 8x
-    // a 480 MiB L3 the buffer is 3.75 GiB, and the sweep 0, 1, 4, 16 took 6 minutes.
+    // machine balance" target needs: at 4, 4.5 a byte, no point landed above the measured
+    // balance and the target read MISSING). At 8x a 480 MiB L3 the buffer is 3.75 GiB, and
+    // the sweep 0, 1, 4, 16 took 6 minutes.
     s.bytes = std::max(std::size_t(64) << 20, 8 * llc);
     s.iterations = {0, 16};
     s.reps = 3;
