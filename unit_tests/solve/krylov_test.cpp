@@ -251,7 +251,8 @@ kso::SolverStatus solve_file(const ks::CooMatrix& coo, const Csr& a, const Preco
 // the iterations stated per matrix (measured with two OpenMP threads, plus a margin). Pd's
 // fp32 basis is the most sensitive to the order of roundings: 176 iterations (fp64: 84)
 // in the README's table (an AMD Zen 5), 203 with Kokkos develop, 206 at c27b7bb on an
-// Intel Xeon with AVX-512 FP16 (each built with -march=native for its machine).
+// Intel Xeon with AVX-512 FP16, and 215 on that Xeon with Kokkos develop and g++ 11 (each
+// built with -march=native for its machine).
 TEST(GmresSuiteSparse, SolvableMatricesConverge) {
   struct Case {
     const char* file;
@@ -261,7 +262,7 @@ TEST(GmresSuiteSparse, SolvableMatricesConverge) {
   const Case cases[] = {{"Si2.mtx.gz", false, 1.35},
                         {"Si2.mtx.gz", true, 1.30},
                         {"olm1000.mtx.gz", true, 2.10},
-                        {"Pd.mtx.gz", false, 2.55},
+                        {"Pd.mtx.gz", false, 2.65},
                         {"cvxbqp1.mtx.gz", false, 1.15}};
   for (const auto& c : cases) {
     const auto coo = ks::read_matrix_market(kacc_sparse_test::matrix_path(c.file));
