@@ -463,6 +463,20 @@ KOKKOS_FORCEINLINE_FUNCTION auto storage_pointer(const V& v, const I&... i) {
   }
 }
 
+/// Asks every level of the host's caches for `count` entries of storage from `first` on,
+/// one hint per cache line, to read them (ForWrite false) or to write them too: loops that
+/// convert between their loads fall behind the hardware prefetchers (a hint: no effect on
+/// results; none in device code).
+template <bool ForWrite = false, class S>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_entries(const S* first, const index_type count) {
+#if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
+  for (index_type j = 0; j < count; j += 64 / sizeof(S))
+    __builtin_prefetch(first + j, ForWrite ? 1 : 0, 3);
+#else
+  (void)first, (void)count;
+#endif
+}
+
 namespace detail {
 /// out[l] = convert<T>(entries[l] * scale in A) for l in [0, count), one at a time: the
 /// scalar path of scaled<Integer> against one scale (one rounding, the product's).

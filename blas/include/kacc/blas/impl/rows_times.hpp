@@ -121,28 +121,16 @@ inline constexpr bool narrow_rows_v = narrow_plain_v<Arith, Acc, M> && !rows_sta
 /// four rows took 35 ms against 29 ms one at a time.
 constexpr int narrow_rows = 4;
 
-/// Asks every level of the host's caches for `count` entries of storage from `first` on,
-/// one hint per cache line: where a staged loop converts between its loads, the hardware
-/// prefetchers fall behind (a hint: no effect on results; none in device code).
-template <class S>
-KOKKOS_FORCEINLINE_FUNCTION void prefetch_entries(const S* first, const index_type count) {
-#if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
-  for (index_type j = 0; j < count; j += 64 / sizeof(S)) __builtin_prefetch(first + j, 0, 3);
-#else
-  (void)first, (void)count;
-#endif
-}
-
-/// prefetch_entries for the `count` entries of M from (i, k) along k, which the host dot
-/// shape reads where they lie consecutive in memory.
+/// kacc::Impl::prefetch_entries for the `count` entries of M from (i, k) along k, which the host
+/// dot shape reads where they lie consecutive in memory.
 template <class AV, bool Trans>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_along_k(const detail::oriented<AV, Trans>& m,
                                                   const index_type i, const index_type k,
                                                   const index_type count) {
   if constexpr (Trans) {
-    prefetch_entries(kacc::Impl::storage_pointer(m.a, k, i), count);
+    kacc::Impl::prefetch_entries(kacc::Impl::storage_pointer(m.a, k, i), count);
   } else {
-    prefetch_entries(kacc::Impl::storage_pointer(m.a, i, k), count);
+    kacc::Impl::prefetch_entries(kacc::Impl::storage_pointer(m.a, i, k), count);
   }
 }
 
@@ -275,8 +263,8 @@ KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type 
     if (kacc::Impl::block_loads_flush_subnormals<T, X, Y>()) return i;
     for (; i + S <= i1; i += S) {
       if (i + 2 * S <= i1) {
-        prefetch_entries(kacc::Impl::storage_pointer(x, i + S), S);
-        prefetch_entries(kacc::Impl::storage_pointer(y, i + S), S);
+        kacc::Impl::prefetch_entries(kacc::Impl::storage_pointer(x, i + S), S);
+        kacc::Impl::prefetch_entries(kacc::Impl::storage_pointer(y, i + S), S);
       }
       T xs[S], ys[S];
       for (int j = 0; j < S; j += L) {
