@@ -300,8 +300,8 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, i
 /// ELL kernels with plain sums ask the caches for (prefetch_pair_ahead): without, their
 /// loads left the hardware prefetchers behind. 27-point stencil of 160^3 rows (110 M
 /// entries), 2 threads, Intel Xeon, an interleaved timer, binaries before and after
-/// alternating, same bits: CSR fp64 66-68 -> 50-52 ms, fp16 43-45 -> 30-31, bf16 45-47 ->
-/// 30-31, int16s 44-46 -> 32, ELL fp16 42-43 -> 29.5 (Kokkos Kernels fp64 74-78 ms; 1024
+/// alternating, same bits: CSR fp64 64-68 -> 49-52 ms, fp16 43-45 -> 30.5-33, bf16 45-47 ->
+/// 30-36, int16s 43-46 -> 32-33, ELL fp16 42-43 -> 29.5-30 (Kokkos Kernels fp64 72-78; 1024
 /// entries ahead 2-6% slower, the values alone 1-2 ms faster than nothing, one hint per
 /// line rather than per 64 bytes of entries no faster; on the 4 M-row power-law matrix no
 /// change beyond noise).
