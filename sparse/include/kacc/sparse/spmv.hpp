@@ -302,7 +302,7 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, i
 /// entries), 2 threads, Intel Xeon, an interleaved timer, binaries before and after
 /// alternating, same bits: CSR fp64 64-68 -> 49-52 ms, fp16 43-45 -> 30.5-33, bf16 45-47 ->
 /// 30-36, int16s 43-46 -> 32-33, ELL fp16 42-43 -> 29.5-30 (Kokkos Kernels fp64 72-78; 1024
-/// entries ahead 2-6% slower, the values alone 1-2 ms faster than nothing, one hint per
+/// entries ahead 2-6% slower, the values alone 1-5 ms faster than nothing, one hint per
 /// line rather than per 64 bytes of entries no faster; on the 4 M-row power-law matrix no
 /// change beyond noise).
 constexpr index_type row_pair_prefetch_distance = 512;
