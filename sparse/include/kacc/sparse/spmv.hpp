@@ -14,8 +14,9 @@
 ///   - row: on CPUs two rows side by side per work item (row_pair_sum), each row's sum in
 ///     a register (values in a format with SIMD block loads on this host are decoded 8 at a
 ///     time, same bits, see row_sum; a plain fp64 sum adds each product with an FMA where
-///     the host has one, add_row_product), the values and column indices
-///     row_pair_prefetch_distance entries ahead asked for (prefetch_pair_ahead); with
+///     the host has one, add_row_product), in matrices of row_pair_prefetch_min_entries
+///     entries or more the values and column indices row_pair_prefetch_distance entries
+///     ahead asked for (prefetch_pair_ahead); with
 ///     exact<double>, double_double or compensated sums (fp64 arithmetic), 16 rows side by side per
 ///     thread, each exact row sum in an expansion of a few doubles rounded once, a long accumulator
 ///     only for rows the expansion cannot hold or round (csr_rows_side_by_side: same bits as a long
@@ -307,17 +308,33 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, i
 /// change beyond noise).
 constexpr index_type row_pair_prefetch_distance = 512;
 
-/// Asks the host's caches for the values and column indices row_pair_prefetch_distance
-/// entries ahead of the entries [k0, k1) of a work item, at most that many (a longer row's
-/// later entries are left to the hardware prefetchers; n: the number of entries).
-template <class Values, class Entries>
+/// Entries from which on the host CSR row and ELL kernels prefetch (prefetch_pair_ahead):
+/// below, the hints cost more than they saved. The same timer, the 27-point stencil with
+/// several products per timing, time with the hints over time without: 40^3 rows (1.7 M
+/// entries) fp64 0.95x, fp16 0.97x, bf16 1.1x, int16s 1.13x; 64^3 rows (7 M) fp64
+/// 0.53-0.69x, fp16 0.83-0.92x, bf16 1.0-1.07x, int16s 1.1x; 100^3 rows (27 M) 0.66-0.77x
+/// and 128^3 rows (56 M) 0.68-0.78x in every format. The repository's matrices (at most
+/// 0.4 M entries, 200 products per timing) took up to 1.4x as long with them (Pd fp64 1.4
+/// -> 2.0 ms, cvxbqp1 with 16-bit values 23.8 -> 31).
+constexpr index_type row_pair_prefetch_min_entries = index_type(1) << 24;
+
+/// With Prefetch, asks the host's caches for the values and column indices
+/// row_pair_prefetch_distance entries ahead of the entries [k0, k1) of a work item, at most
+/// that many (a longer row's later entries are left to the hardware prefetchers; n: the
+/// number of entries).
+/// Nothing without Prefetch.
+template <bool Prefetch, class Values, class Entries>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_pair_ahead(const Values& values, const Entries& entries,
                                                      const index_type k0, const index_type k1,
                                                      const index_type n) {
-  constexpr index_type ahead = row_pair_prefetch_distance;
-  const index_type last = k1 - k0 < ahead ? k1 : k0 + ahead;
-  prefetch_run(values, k0 + ahead, last + ahead, n);
-  prefetch_run(entries, k0 + ahead, last + ahead, n);
+  if constexpr (Prefetch) {
+    constexpr index_type ahead = row_pair_prefetch_distance;
+    const index_type last = k1 - k0 < ahead ? k1 : k0 + ahead;
+    prefetch_run(values, k0 + ahead, last + ahead, n);
+    prefetch_run(entries, k0 + ahead, last + ahead, n);
+  } else {
+    (void)values, (void)entries, (void)k0, (void)k1, (void)n;
+  }
 }
 
 /// Row i's sum in Acc by accumulator_traits, product after product: what a row of the
@@ -462,6 +479,37 @@ void rows_side_by_side(const std::string& label, const Exec& exec, const RowStar
       });
 }
 
+/// The host CSR row and ELL kernels with plain sums: two rows per work item (row_pair_sum),
+/// with Prefetch each pair first asking for the entries ahead (prefetch_pair_ahead).
+/// row_starts(i): where row i's entries start among the count entries of values and
+/// entries. Instantiated with and without the hints, so that without them the loop has no
+/// trace of them: a run-time flag tested in the loop made the repository's matrices up to
+/// 1.2x slower with the hints off (cvxbqp1 with fp16 values 23.7 -> 27.6 ms).
+template <bool Prefetch, class T, class Acc, class Exec, class RowStarts, class Values,
+          class Entries, class X, class Y>
+void row_pairs(const std::string& label, const Exec& exec, const RowStarts& row_starts,
+               const Values& values, const Entries& entries, const index_type rows,
+               const index_type count, const T& alpha, const X& x, const T& beta, const Y& y) {
+  using traits = accumulator_traits<Acc>;
+  Kokkos::parallel_for(
+      label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
+        const index_type i = 2 * p;
+        Acc sum0 = traits::zero(), sum1 = traits::zero();
+        prefetch_pair_ahead<Prefetch>(values, entries, index_type(row_starts(i)),
+                                      index_type(row_starts(i + 2 < rows ? i + 2 : rows)), count);
+        if (i + 1 < rows) {
+          row_pair_sum<T>(values, entries, x, index_type(row_starts(i)),
+                          index_type(row_starts(i + 1)), index_type(row_starts(i + 1)),
+                          index_type(row_starts(i + 2)), sum0, sum1);
+          update(y, i + 1, alpha, static_cast<T>(traits::result(sum1)), beta);
+        } else {
+          row_sum<T>(values, entries, x, index_type(row_starts(i)), index_type(row_starts(i + 1)),
+                     sum0);
+        }
+        update(y, i, alpha, static_cast<T>(traits::result(sum0)), beta);
+      });
+}
+
 template <class T, class Acc, shape Shape, class Exec, class M, class X, class Y>
 void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
@@ -474,23 +522,13 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
     rows_side_by_side<T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x, beta,
                               y);
   } else if constexpr (Shape == shape::host) {
-    const index_type nnz = a.nnz();
-    Kokkos::parallel_for(
-        label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
-          const index_type i = 2 * p;
-          Acc sum0 = traits::zero(), sum1 = traits::zero();
-          prefetch_pair_ahead(values, entries, index_type(row_map(i)),
-                              index_type(row_map(i + 2 < rows ? i + 2 : rows)), nnz);
-          if (i + 1 < rows) {
-            row_pair_sum<T>(values, entries, x, index_type(row_map(i)), index_type(row_map(i + 1)),
-                            index_type(row_map(i + 1)), index_type(row_map(i + 2)), sum0, sum1);
-            update(y, i + 1, alpha, static_cast<T>(traits::result(sum1)), beta);
-          } else {
-            row_sum<T>(values, entries, x, index_type(row_map(i)), index_type(row_map(i + 1)),
-                       sum0);
-          }
-          update(y, i, alpha, static_cast<T>(traits::result(sum0)), beta);
-        });
+    if (a.nnz() >= row_pair_prefetch_min_entries) {
+      row_pairs<true, T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x, beta,
+                              y);
+    } else {
+      row_pairs<false, T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x, beta,
+                               y);
+    }
   } else {
     using policy_type = kacc::Impl::team_policy<Exec>;
     auto kernel = KOKKOS_LAMBDA(const kacc::Impl::team_member<Exec>& team) {
@@ -689,21 +727,13 @@ void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M
     rows_side_by_side<T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
                               rows * width, alpha, x, beta, y);
   } else if constexpr (M::row_major) {
-    Kokkos::parallel_for(
-        label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
-          const index_type i = 2 * p;
-          Acc sum0 = traits::zero(), sum1 = traits::zero();
-          prefetch_pair_ahead(ell.values, ell.entries, i * width,
-                              (i + 2 < rows ? i + 2 : rows) * width, rows * width);
-          if (i + 1 < rows) {
-            row_pair_sum<T>(ell.values, ell.entries, x, i * width, (i + 1) * width, (i + 1) * width,
-                            (i + 2) * width, sum0, sum1);
-            update(y, i + 1, alpha, static_cast<T>(traits::result(sum1)), beta);
-          } else {
-            ell_row_sum<T>(ell, x, i, width, sum0);
-          }
-          update(y, i, alpha, static_cast<T>(traits::result(sum0)), beta);
-        });
+    if (rows * width >= row_pair_prefetch_min_entries) {
+      row_pairs<true, T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
+                              rows * width, alpha, x, beta, y);
+    } else {
+      row_pairs<false, T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
+                               rows * width, alpha, x, beta, y);
+    }
   } else {
     Kokkos::parallel_for(
         label, kacc::Impl::range(exec, 0, rows), KOKKOS_LAMBDA(const index_type i) {
