@@ -321,8 +321,7 @@ constexpr index_type row_pair_prefetch_min_entries = index_type(1) << 24;
 /// With Prefetch, asks the host's caches for the values and column indices
 /// row_pair_prefetch_distance entries ahead of the entries [k0, k1) of a work item, at most
 /// that many (a longer row's later entries are left to the hardware prefetchers; n: the
-/// number of entries).
-/// Nothing without Prefetch.
+/// number of entries); without, nothing.
 template <bool Prefetch, class Values, class Entries>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_pair_ahead(const Values& values, const Entries& entries,
                                                      const index_type k0, const index_type k1,
