@@ -470,8 +470,8 @@ KOKKOS_FORCEINLINE_FUNCTION auto storage_pointer(const V& v, const I&... i) {
 template <bool ForWrite = false, class S>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_entries(const S* first, const index_type count) {
 #if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
-  for (index_type j = 0; j < count; j += 64 / sizeof(S))
-    __builtin_prefetch(first + j, ForWrite ? 1 : 0, 3);
+  constexpr index_type step = sizeof(S) < 64 ? 64 / sizeof(S) : 1;
+  for (index_type j = 0; j < count; j += step) __builtin_prefetch(first + j, ForWrite ? 1 : 0, 3);
 #else
   (void)first, (void)count;
 #endif

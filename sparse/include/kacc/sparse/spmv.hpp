@@ -287,14 +287,8 @@ constexpr index_type csr_prefetch_distance = 1024;
 template <class V>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, index_type k1,
                                               const index_type nnz) {
-#if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
   if (k1 > nnz) k1 = nnz;
-  using storage = std::remove_pointer_t<decltype(kacc::Impl::storage_pointer(v, 0))>;
-  constexpr index_type step = sizeof(storage) < 64 ? 64 / sizeof(storage) : 1;
-  for (index_type k = k0; k < k1; k += step) __builtin_prefetch(kacc::Impl::storage_pointer(v, k));
-#else
-  (void)v, (void)k0, (void)k1, (void)nnz;
-#endif
+  if (k0 < k1) kacc::Impl::prefetch_entries(kacc::Impl::storage_pointer(v, k0), k1 - k0);
 }
 
 /// Entries ahead of a pair of rows whose values and column indices the host CSR row and
