@@ -25,14 +25,16 @@
 /// Stores (store_block) of scaled int8 and int16 with one scale use AVX-512 (`__AVX512F__`:
 /// the quotient, rounded in the current rounding mode as nearbyint rounds, clamped and
 /// narrowed), as do those of fp16 and bf16 (`__AVX512F__`, and F16C for fp16):
-/// a double is first rounded to float by round-to-odd (the bits below float's mantissa
-/// folded into its last bit, then truncated), which makes the second rounding, to the
+/// a double is first rounded to float by round-to-odd (the bits below a chosen bit of the
+/// double folded into that bit, then truncated), which makes the second rounding, to the
 /// 2-byte format, round to nearest even as if done once from the double (Boldo and
-/// Melquiond's condition: float keeps more than two bits beyond either format). fp16 then
-/// rounds with vcvtps2ph, bf16 with integer operations on the float's bits (AVX512-BF16's
-/// vcvtneps2bf16 flushes subnormals). Where that route is not exact (a bf16 subnormal,
-/// which is a float subnormal and flushed under flush-to-zero) the block is stored with
-/// the scalar encoder. Results are bit-identical to `v(i) = value`, NaN payloads included.
+/// Melquiond's condition: the kept bits reach more than two bits beyond the format's).
+/// fp16 then rounds with vcvtps2ph, bf16 with AVX512-BF16's vcvtneps2bf16 or, where a
+/// float is subnormal (which that instruction flushes), integer operations on the float's
+/// bits. bf16 folds at a bit that float subnormals keep, so its route is exact for them
+/// too; under flush-to-zero or denormals-are-zero (float_subnormals_flushed) it is not,
+/// and a block with a value below float's normal range is stored with the scalar encoder.
+/// Results are bit-identical to `v(i) = value`, NaN payloads included.
 
 #include <kacc/core/kernel_support.hpp>
 
@@ -277,14 +279,31 @@ inline __m512 clamped(__m512 v, const float largest) {
   return v;
 }
 
-/// 8 doubles rounded to float by round-to-odd: the 29 bits float drops are folded into
-/// its last bit, then truncated. Exact where the float is normal; values beyond float's
-/// range truncate to +-FLT_MAX (odd, so they still round to infinity), NaNs keep their top
-/// payload bits and come out quiet.
+/// Whether this thread's SSE and AVX instructions flush subnormal float results to zero
+/// or read subnormal operands as zero (MXCSR's flush-to-zero and denormals-are-zero, which
+/// -ffast-math sets): a double of 2^-140 narrowed to float and widened back. Registers
+/// only, as subnormals_read_as_zero, so compilers may hoist it out of loops.
+inline bool float_subnormals_flushed() {
+  double tiny = 0x1p-140;
+  __asm__("" : "+x"(tiny));  // a value the compiler cannot fold
+  return !(static_cast<double>(static_cast<float>(tiny)) > 0.0);
+}
+
+/// 8 doubles rounded to float by round-to-odd at bit OddBit of the double: the bits below
+/// it are folded into it, then the double is truncated to float. Exact where the float
+/// keeps bit OddBit: normal floats from OddBit 29 on (the 29 bits float drops), and from
+/// OddBit 43 on also subnormal floats down to 2^-140 (a smaller value truncates towards
+/// zero, where it still rounds to a 2-byte format with float's range). Values beyond
+/// float's range truncate to +-FLT_MAX (odd, so they still round to infinity), NaNs keep
+/// their top payload bits and come out quiet.
+template <int OddBit>
 inline __m256 round_to_odd_float(const __m512d d) {
+  static_assert(OddBit >= 29 && OddBit < 52, "a bit float keeps, inside the mantissa");
   const __m512i u = _mm512_castpd_si512(d);
-  const __mmask8 inexact = _mm512_test_epi64_mask(u, _mm512_set1_epi64(0x1fffffff));
-  const __m512i odd = _mm512_mask_or_epi64(u, inexact, u, _mm512_set1_epi64(0x20000000));
+  const __mmask8 inexact =
+      _mm512_test_epi64_mask(u, _mm512_set1_epi64((std::int64_t(1) << OddBit) - 1));
+  const __m512i odd =
+      _mm512_mask_or_epi64(u, inexact, u, _mm512_set1_epi64(std::int64_t(1) << OddBit));
   // The zero-masking forms: GCC 12 warns (-Wmaybe-uninitialized) inside the unmasked
   // ones' undefined operands.
   return _mm512_maskz_cvt_roundpd_ps(0xff, _mm512_castsi512_pd(odd),
@@ -319,11 +338,15 @@ inline bool below_float_normals(const double* in, const int n) {
 struct narrow_fp16 {
   /// fp16 subnormals are normal floats: round-to-odd through float is exact for them.
   static constexpr bool needs_float_normals = false;
-  template <bool FloatsNormal>
-  static void narrow(const __m512 f, std::uint16_t* bits) {
+  /// The double's bit that round_to_odd_float folds into: the last one float keeps.
+  static constexpr int odd_bit = 29;
+  /// Rounds 16 floats to fp16 at bits (`lowest`: see narrow_bf16; unused).
+  static void narrow(const __m512 f, std::uint16_t* bits, __m512i& /*lowest*/) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(bits),
                         _mm512_maskz_cvtps_ph(0xffff, f, _MM_FROUND_TO_NEAREST_INT));
   }
+  /// vcvtps2ph rounds every float.
+  static bool missed_subnormals(const __m512i /*lowest*/) { return false; }
 };
 
 /// float to bf16 on the bits, as bfloat16_from_float: round to nearest even on bit 16
@@ -331,20 +354,26 @@ struct narrow_fp16 {
 struct narrow_bf16 {
   /// bf16 subnormals are float subnormals.
   static constexpr bool needs_float_normals = true;
-  template <bool FloatsNormal>
-  static void narrow(const __m512 f, std::uint16_t* bits) {
+  /// The double's bit that round_to_odd_float folds into: the one below bf16's rounding
+  /// bit, which float subnormals keep down to 2^-140 (bit 29 would make the rounding of a
+  /// bf16 subnormal lose the bits below float's smallest subnormal).
+  static constexpr int odd_bit = 43;
+  /// Rounds 16 floats to bf16 at bits. With AVX512-BF16, vcvtneps2bf16 rounds and quiets
+  /// NaNs as the integer operations below do, in one instruction, but flushes subnormal
+  /// floats to zero: `lowest` keeps the unsigned minimum of the floats' bits without the
+  /// sign, less one (zeros wrap to the top), for missed_subnormals to test once per run.
+  /// A loop of vcvtneps2bf16 took 0.43-0.57 ns per 16 floats alone, 0.86-0.93 ns with
+  /// this minimum and 1.1-1.6 ns with vfpclassps and a branch per 16 (AMD EPYC, Zen 5).
+  static void narrow(const __m512 f, std::uint16_t* bits, __m512i& lowest) {
     const __m512i u = _mm512_castps_si512(f);
 #if defined(__AVX512BF16__)
-    // vcvtneps2bf16 rounds and quiets NaNs as below in one instruction, but flushes
-    // subnormal floats to zero: used where there are none.
-    const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff));
-    if (FloatsNormal || _mm512_mask_cmplt_epu32_mask(_mm512_test_epi32_mask(a, a), a,
-                                                     _mm512_set1_epi32(0x00800000)) == 0) {
-      const __m256bh r = _mm512_cvtneps_pbh(f);
-      std::memcpy(bits, &r, sizeof r);
-      return;
-    }
-#endif
+    // The zero-masking form: GCC 12 warns inside the unmasked one's undefined operand.
+    lowest = _mm512_maskz_min_epu32(0xffff, lowest,
+                                    _mm512_sub_epi32(_mm512_add_epi32(u, u), _mm512_set1_epi32(1)));
+    const __m256bh r = _mm512_cvtneps_pbh(f);
+    std::memcpy(bits, &r, sizeof r);
+#else
+    (void)lowest;
     const __m512i high = _mm512_maskz_srli_epi32(0xffff, u, 16);
     const __m512i odd = _mm512_and_si512(high, _mm512_set1_epi32(1));
     __m512i r = _mm512_maskz_srli_epi32(
@@ -353,50 +382,71 @@ struct narrow_bf16 {
         _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
     r = _mm512_mask_or_epi32(r, nan, high, _mm512_set1_epi32(0x0040));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(bits), _mm512_maskz_cvtepi32_epi16(0xffff, r));
+#endif
+  }
+  /// Whether narrow flushed a subnormal float since `lowest` started at all ones.
+  static bool missed_subnormals(const __m512i lowest) {
+#if defined(__AVX512BF16__)
+    return _mm512_cmplt_epu32_mask(lowest, _mm512_set1_epi32(2 * 0x00800000 - 1)) != 0;
+#else
+    (void)lowest;
+    return false;
+#endif
   }
 };
 
 /// SIMD block stores of a 2-byte float format, 16 values at a time from float or double;
 /// other arithmetic types and remainders shorter than 16 are stored by the scalar encoder,
-/// and so (Narrow::needs_float_normals) are all W doubles where one lies below float's
-/// normal range.
+/// and so are all W values where Narrow missed a subnormal float, or, while this thread
+/// flushes float subnormals, where a double lies below float's normal range
+/// (Narrow::needs_float_normals).
 template <class Format, class Narrow>
 struct simd_block_store {
   /// This format's block stores use SIMD conversions on this target.
   static constexpr bool vectorised_stores = true;
-  /// entries[l] = in[l] rounded as a view computing in A under Policy stores it.
+  /// entries[l] = in[l] rounded as a view computing in A under Policy stores it. Forced
+  /// inline, its scalar path out of line (encode_scalar): GCC 12 called it once per
+  /// roofline work item with bf16 (register saves, the constants loaded again,
+  /// vzeroupper), where it inlined fp16's; inlined, the roofline's Acc<fp32,bf16> at one
+  /// iteration ran 183-187 GFLOP/s instead of 138-158 (AMD EPYC, Zen 5, 2 threads).
   template <int W, class A, class Policy>
-  static void encode(const A* in, Format* entries) {
+  [[gnu::always_inline]] static void encode(const A* in, Format* entries) {
     auto* bits = reinterpret_cast<std::uint16_t*>(entries);
     const auto largest = static_cast<A>(format_traits<Format>::max_value());
+    __m512i lowest = _mm512_set1_epi32(-1);
     int l = 0;
     if constexpr (std::is_same<A, double>::value) {
       constexpr int simd_end = W / 16 * 16;
       if constexpr (Narrow::needs_float_normals) {
-        // One test and branch for the whole run, before any conversion: tested per 16
-        // between the conversions, the roofline's bf16 work items (64 doubles) took 1.14x
-        // as long (2 M entries in cache, one thread: 0.50 against 0.44 ms). Tested after
-        // them (on the floats, or on the bf16 results, which vcvtneps2bf16 flushes to
-        // zero), it was no faster, nor was a test per 16 whose lanes below float's normals
-        // were rounded again with SIMD integer operations: the roofline kernel at 2^27
-        // entries, 2 threads, took 15.3-20.7 ms with this test, 15.7-18.9 and 18.6-19.9
-        // with those, and 12.4-15.8 with no test (not exact).
-        if (below_float_normals(in, simd_end)) {
-          for (int j = 0; j < W; ++j) entries[j] = encode_entry<A, Policy, Format>(in[j]);
+        // Where float subnormals are flushed, the whole run is tested once, before any
+        // conversion (tested per 16 between the conversions, the roofline's bf16 work
+        // items of 64 doubles took 1.14x as long). Elsewhere round-to-odd keeps them.
+        if (float_subnormals_flushed() && below_float_normals(in, simd_end)) {
+          encode_scalar<W, A, Policy>(in, entries);
           return;
         }
       }
       for (; l < simd_end; l += 16) {
         const __m512d lo = clamped<Policy>(_mm512_loadu_pd(in + l), largest);
         const __m512d hi = clamped<Policy>(_mm512_loadu_pd(in + l + 8), largest);
-        Narrow::template narrow<Narrow::needs_float_normals>(
-            joined(round_to_odd_float(lo), round_to_odd_float(hi)), bits + l);
+        Narrow::narrow(joined(round_to_odd_float<Narrow::odd_bit>(lo),
+                              round_to_odd_float<Narrow::odd_bit>(hi)),
+                       bits + l, lowest);
       }
     } else if constexpr (std::is_same<A, float>::value) {
       for (; l + 16 <= W; l += 16)
-        Narrow::template narrow<false>(clamped<Policy>(_mm512_loadu_ps(in + l), largest), bits + l);
+        Narrow::narrow(clamped<Policy>(_mm512_loadu_ps(in + l), largest), bits + l, lowest);
+    }
+    if (Narrow::missed_subnormals(lowest)) {
+      encode_scalar<W, A, Policy>(in, entries);
+      return;
     }
     for (; l < W; ++l) entries[l] = encode_entry<A, Policy, Format>(in[l]);
+  }
+  /// The scalar path for W entries, out of line so that encode stays small enough to inline.
+  template <int W, class A, class Policy>
+  [[gnu::noinline, gnu::cold]] static void encode_scalar(const A* in, Format* entries) {
+    for (int l = 0; l < W; ++l) entries[l] = encode_entry<A, Policy, Format>(in[l]);
   }
 };
 #endif
