@@ -1,6 +1,8 @@
 // Every one of the 2^32 float bit patterns encoded to fp16 and bf16, compared with
 // (a) the integer reference codec kacc::detail::ieee_codec and (b) the hardware
-// conversion: F16C's vcvtps2ph for fp16, AVX512-BF16's vcvtneps2bf16 for bf16; and to
+// conversion: F16C's vcvtps2ph for fp16, AVX512-BF16's vcvtneps2bf16 for bf16; each also
+// through the block stores (16 at a time, from float and from double), compared with the
+// one-value store; and to
 // scaled<int8_t> at scale 1/8, compared with ties-to-even rounding computed on floor.
 // Runs in parallel on the default host execution space; ctest label `exhaustive`.
 //
@@ -21,6 +23,7 @@
 // instruction the test says that it compared with the reference codec only.
 
 #include <kacc/core.hpp>
+#include <kacc/core/block_load.hpp>
 
 #include <gtest/gtest.h>
 
@@ -45,6 +48,7 @@ enum Check : int {
   hw_mismatch,        // kacc(f) != hardware, non-NaN f (non-subnormal f for bf16)
   nan_lost,           // NaN f gave a non-NaN
   double_mismatch,    // kacc(double(f)) != kacc(f): the direct path from double's bits
+  block_mismatch,     // a block store of 16 floats, or of them as doubles, != kacc(f)
   nan_codec_bits,     // info: NaN payload bits differ from the codec
   nan_hw_bits,        // info: NaN payload bits differ from the hardware
   hw_subnormal_diff,  // info: bf16 hardware differs on a subnormal input
@@ -54,6 +58,7 @@ const char* const check_names[check_count] = {"codec mismatch",
                                               "hardware mismatch",
                                               "NaN lost",
                                               "double-path mismatch",
+                                              "block-store mismatch",
                                               "NaN bits vs codec (info)",
                                               "NaN bits vs hardware (info)",
                                               "hardware differs on subnormal input (info)"};
@@ -101,6 +106,28 @@ bool is_nan_bits(std::uint32_t u) {
 }
 bool is_subnormal_bits(std::uint32_t u) {
   return (u & 0x7f800000u) == 0 && (u & 0x7fffffu);
+}
+
+// Stores the 16 floats with patterns first .. first + 15 through Format's block stores
+// (store_block's codec, SIMD where the target has it), from float and from the same values
+// as doubles, and records each result that differs from the one-value store.
+template <class Format>
+void check_block_stores(const Sweep& s, const std::uint32_t chunk, const std::uint32_t first) {
+  using codec = kacc::Impl::block_codec<Format>;
+  float in[16];
+  double wide[16];
+  for (std::uint32_t k = 0; k < 16; ++k) {
+    in[k] = kacc::bit_cast<float>(first + k);
+    wide[k] = static_cast<double>(in[k]);
+  }
+  Format from_float[16], from_double[16];
+  codec::template encode<16, float, kacc::overflow::ieee>(in, from_float);
+  codec::template encode<16, double, kacc::overflow::ieee>(wide, from_double);
+  for (std::uint32_t k = 0; k < 16; ++k) {
+    const std::uint16_t one = Format(in[k]).bits;
+    if (from_float[k].bits != one || from_double[k].bits != one)
+      s.record(chunk, block_mismatch, first + k);
+  }
 }
 
 // Whether the CPU running the test has an instruction set extension, from the flags the
@@ -180,6 +207,9 @@ TEST(Exhaustive, Fp16FromEveryFloat) {
             if (got != hw) s.record(hi, is_nan_bits(u) ? nan_hw_bits : hw_mismatch, u);
 #endif
           }
+          for (std::uint32_t lo = 0; lo < 65536; lo += 16) {
+            check_block_stores<kacc::fp16>(s, hi, hi << 16 | lo);
+          }
         });
   });
   s.report("fp16", seconds, hardware);
@@ -228,6 +258,7 @@ TEST(Exhaustive, Bf16FromEveryFloat) {
                          u);
               }
             }
+            check_block_stores<kacc::bf16>(s, hi, hi << 16 | lo);
           }
         });
   });
