@@ -144,7 +144,7 @@ TYPED_TEST_SUITE(RooflineKernel, Configurations);
 
 TYPED_TEST(RooflineKernel, MatchesScalarReference) {
   // Sizes below, at and off multiples of the lane count and of a work item's entries (up
-  // to 4 blocks of 32), so the tail path runs too.
+  // to 8 blocks of 32), so the tail path runs too.
   for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(32), std::size_t(129),
                         std::size_t(512), std::size_t(1000)}) {
     for (int iterations : {0, 1, 4, 16}) check_kernel<TypeParam>(n, iterations);

@@ -181,13 +181,15 @@ struct mix_kernel {
   /// Whether blocks are written through kacc's block stores, for the same reasons.
   static constexpr bool stores_by_block = kacc::Impl::block_store_vectorised_v<V> ||
                                           kacc::Impl::single_scale_v<V> || (on_device && width > 1);
-  /// Blocks one work item updates: four where the block converts through SIMD block
+  /// Blocks one work item updates: eight where the block converts through SIMD block
   /// loads and stores, whose blocks are a few dozen instructions, so the call per work
   /// item (GCC 12 does not inline it into the OpenMP loop: register saves, the constants
-  /// set up again, vzeroupper) cost as much as the block; one elsewhere, because GCC 12
+  /// set up again, vzeroupper) cost as much as the block (eight rather than four: 1.5 GiB,
+  /// 2 threads, Zen 5, GFLOP/s at intensity 0 Acc<fp64,fp16> 52 -> 56-57, Acc<fp64,bf16>
+  /// 41-42 -> 41-45, Acc<fp64,int16s> 35 -> 37-38); one elsewhere, because GCC 12
   /// vectorises the plain loops only one block per function (with four, Acc<fp64,fp32>
   /// became scalar code). Devices take one block (one wide access) per item.
-  static constexpr int blocks_per_item = !on_device && width > 1 && loads_by_block ? 4 : 1;
+  static constexpr int blocks_per_item = !on_device && width > 1 && loads_by_block ? 8 : 1;
   /// Entries one work item updates.
   static constexpr int entries_per_item = width * blocks_per_item;
   /// Entries ahead of its own whose cache lines a host work item that converts through
