@@ -513,15 +513,16 @@ KOKKOS_FORCEINLINE_FUNCTION auto storage_pointer(const V& v, const I&... i) {
   }
 }
 
-/// Asks every level of the host's caches for `count` entries of storage from `first` on,
-/// one hint per cache line, to read them (ForWrite false) or to write them too: loops that
-/// convert between their loads fall behind the hardware prefetchers (a hint: no effect on
-/// results; none in device code).
-template <bool ForWrite = false, class S>
+/// Asks the host's caches for `count` entries of storage from `first` on, one hint per cache
+/// line, to read them (ForWrite false) or to write them too: loops that convert between
+/// their loads fall behind the hardware prefetchers (a hint: no effect on results; none in
+/// device code). Locality as __builtin_prefetch's: 3 into every level, 2 into L2 and beyond.
+template <bool ForWrite = false, int Locality = 3, class S>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_entries(const S* first, const index_type count) {
 #if !defined(KACC_DEVICE_PASS) && (defined(__GNUC__) || defined(__clang__))
   constexpr index_type step = sizeof(S) < 64 ? 64 / sizeof(S) : 1;
-  for (index_type j = 0; j < count; j += step) __builtin_prefetch(first + j, ForWrite ? 1 : 0, 3);
+  for (index_type j = 0; j < count; j += step)
+    __builtin_prefetch(first + j, ForWrite ? 1 : 0, Locality);
 #else
   (void)first, (void)count;
 #endif

@@ -297,6 +297,25 @@ struct double_double_lanes {
       }
     }
   }
+  /// Adds a[l] b[l] to sum l where add[l], as add_products does; the other sums keep their
+  /// bits, whatever a[l] and b[l] hold (a select per lane, so the loop still vectorises).
+  KOKKOS_INLINE_FUNCTION void add_products_where(const double* a, const double* b,
+                                                 const bool* add) {
+    for (int l = 0; l < W; ++l) {
+      double h = hi[l], o = lo[l], p, e;
+      eft::two_prod(a[l], b[l], p, e);
+      if constexpr (Finite) {
+        add_finite(h, o, p, e);
+      } else {
+        double_double sum(h, o);
+        sum += double_double(p, e);
+        h = sum.hi;
+        o = sum.lo;
+      }
+      hi[l] = add[l] ? h : hi[l];
+      lo[l] = add[l] ? o : lo[l];
+    }
+  }
   /// Whether every sum is finite (with Finite: whether they are operator+='s bits).
   KOKKOS_INLINE_FUNCTION bool finite() const {
     int n = 0;

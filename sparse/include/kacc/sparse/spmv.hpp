@@ -278,17 +278,26 @@ inline constexpr bool sums_rows_side_by_side_v = kacc::Impl::uses_exact_lanes_v<
 /// of 128^3 rows (2 threads, three processes each, alternating, same bits) double_double
 /// took 63-70 ms (2.64-2.71x plain fp64) with the values alone and 47-62 ms (1.78-2.11x)
 /// with both, compensated 2.31-2.38x and 1.49-1.62x, exact<double> 4.15-4.33x and
-/// 2.97-3.34x (the 7-point stencil, double_double: 1.49-1.53x and 1.39-1.43x).
+/// 2.97-3.34x (the 7-point stencil, double_double: 1.49-1.53x and 1.39-1.43x). Those hints
+/// went into every cache level; into L2 alone (csr_prefetch_locality) they are faster on an
+/// AMD EPYC of family 25 (Zen 4): 27-point stencil of 160^3 rows, 2 threads, double_double
+/// with the rows' rests side by side (csr_rows_side_by_side) 121 ms into every level, 86-89
+/// ms into L2, 109 ms with no hints (plain fp64 40-47 ms).
 constexpr index_type csr_prefetch_distance = 1024;
+
+/// The cache level csr_prefetch_distance's hints fill, as __builtin_prefetch's locality: 2,
+/// L2 and beyond (prefetcht1).
+constexpr int csr_prefetch_locality = 2;
 
 /// Asks the host's caches for the entries [k0, k1) of v, the matrix's values or column
 /// indices (clipped to its nnz entries), a cache line at a time (a hint: no effect on
-/// results; none in device code).
-template <class V>
+/// results; none in device code). Locality as kacc::Impl::prefetch_entries'.
+template <int Locality = 3, class V>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, index_type k1,
                                               const index_type nnz) {
   if (k1 > nnz) k1 = nnz;
-  if (k0 < k1) kacc::Impl::prefetch_entries(kacc::Impl::storage_pointer(v, k0), k1 - k0);
+  if (k0 < k1)
+    kacc::Impl::prefetch_entries<false, Locality>(kacc::Impl::storage_pointer(v, k0), k1 - k0);
 }
 
 /// Entries ahead of a pair of rows whose values and column indices the host CSR row and
@@ -346,12 +355,17 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 /// Rows [i0, i0 + nr), nr <= csr_row_lanes, of the host CSR and ELL kernels (the CSR row
 /// kernel, the whole rows of a merge-path piece, ELL rows) with exact<double> (T = double),
 /// double_double or compensated<double> (Acc) sums, one lane per row: the rows' first entries (as
-/// many as the shortest row has) side by side, then each row's rest on its own. Measured slower
-/// with double_double (7-point stencil of 128^3 rows, one thread's CPU time, against 1.14-1.32x
-/// plain fp64 as here before the column indices were asked for ahead too): going on side by
-/// side past the shortest row while a quarter of the lanes have entries, the others' sums
-/// kept by selects (1.26-1.30x) or fed zero products (2.05-2.23x); the lanes' entries staged
-/// 8 at a time through a buffer (1.46-1.61x).
+/// many as the shortest row has) side by side, then, with exact<double> and compensated sums,
+/// each row's rest on its own. double_double goes on side by side to the end of the longest
+/// row, the sums of rows without an entry at a step kept by selects
+/// (double_double_lanes::add_products_where): on the Zen 4 EPYC, 27-point stencil of 160^3
+/// rows (whose groups at the grid's faces mix rows of 27 and 18 entries), 2 threads, 96.7-97.1
+/// ms with each rest on its own, 88.0-89.9 ms so (same bits). Measured slower on other
+/// machines, with double_double (7-point stencil of 128^3 rows, one thread's CPU time,
+/// against 1.14-1.32x plain fp64 as here before the column indices were asked for ahead too):
+/// the others' sums fed zero products (2.05-2.23x); the lanes' entries staged 8 at a time
+/// through a buffer (1.46-1.61x); selects while a quarter of the lanes had entries took
+/// 1.26-1.30x there.
 /// exact<double>: each row's exact sum in a floating-point expansion of a few doubles
 /// (lanes_try_add_products, exact_lanes' terms), rounded by round_terms_to_nearest; when
 /// the group's expansions cannot hold a sum (products out of their range, special values, a
@@ -393,13 +407,16 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
       end[l] = row_map(l < nr ? i0 + l + 1 : i0 + 1);
     }
   }
-  index_type common = end[0] - start[0];
-  for (int l = 1; l < nr; ++l)
+  index_type common = end[0] - start[0], longest = common;
+  int longest_lane = 0;
+  for (int l = 1; l < nr; ++l) {
     if (end[l] - start[l] < common) common = end[l] - start[l];
+    if (end[l] - start[l] > longest) longest = end[l] - start[l], longest_lane = l;
+  }
   const index_type ahead = start[0] + csr_prefetch_distance;
   const index_type ahead_end = end[nr - 1] + csr_prefetch_distance;
-  prefetch_run(values, ahead, ahead_end, nnz);
-  prefetch_run(entries, ahead, ahead_end, nnz);
+  prefetch_run<csr_prefetch_locality>(values, ahead, ahead_end, nnz);
+  prefetch_run<csr_prefetch_locality>(entries, ahead, ahead_end, nnz);
   double a[W], b[W];
   double terms[Terms][W] = {};
   const double_double zero[W];
@@ -419,6 +436,21 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
       for (int l = 0; l < W; ++l) compensated_traits::add_product(sums[l], a[l], b[l]);
     }
   }
+  if constexpr (is_double_double) {
+    // Lanes past a row's end read an entry of the longest row (one that exists) and discard it.
+    for (index_type j = common; j < longest; ++j) {
+      bool has[W];
+      for (int l = 0; l < W; ++l) {
+        has[l] = start[l] + j < end[l];
+        const index_type k = has[l] ? start[l] + j : start[longest_lane] + j;
+        a[l] = convert<T>(values(k));
+        b[l] = convert<T>(x(entries(k)));
+      }
+      dd.add_products_where(a, b, has);
+    }
+  } else {
+    (void)longest, (void)longest_lane;
+  }
   for (int l = 0; l < nr; ++l) {
     const index_type i = i0 + l;
     T sum = 0;
@@ -434,14 +466,8 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
       }
       done = done && kacc::Impl::round_terms_to_nearest<Terms>(t, sum);
     } else if constexpr (is_double_double) {
-      double hi = dd.hi[l], lo = dd.lo[l];
-      for (index_type k = start[l] + common; k < end[l]; ++k) {
-        double p, e;
-        eft::two_prod(convert<T>(values(k)), convert<T>(x(entries(k))), p, e);
-        kacc::Impl::add_finite(hi, lo, p, e);
-      }
-      done = hi - hi == 0;
-      sum = static_cast<T>(double_double(hi, lo));
+      done = dd.hi[l] - dd.hi[l] == 0;
+      sum = static_cast<T>(double_double(dd.hi[l], dd.lo[l]));
     } else {
       for (index_type k = start[l] + common; k < end[l]; ++k)
         compensated_traits::add_product(sums[l], convert<T>(values(k)), convert<T>(x(entries(k))));
