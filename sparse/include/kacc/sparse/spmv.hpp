@@ -278,16 +278,18 @@ inline constexpr bool sums_rows_side_by_side_v = kacc::Impl::uses_exact_lanes_v<
 /// of 128^3 rows (2 threads, three processes each, alternating, same bits) double_double
 /// took 63-70 ms (2.64-2.71x plain fp64) with the values alone and 47-62 ms (1.78-2.11x)
 /// with both, compensated 2.31-2.38x and 1.49-1.62x, exact<double> 4.15-4.33x and
-/// 2.97-3.34x (the 7-point stencil, double_double: 1.49-1.53x and 1.39-1.43x). Those hints
-/// went into every cache level; into L2 alone (csr_prefetch_locality) they are faster on an
-/// AMD EPYC of family 25 (Zen 4): 27-point stencil of 160^3 rows, 2 threads, double_double
-/// with the rows' rests side by side (csr_rows_side_by_side) 121 ms into every level, 86-89
-/// ms into L2, 109 ms with no hints (plain fp64 40-47 ms).
+/// 2.97-3.34x (the 7-point stencil, double_double: 1.49-1.53x and 1.39-1.43x).
 constexpr index_type csr_prefetch_distance = 1024;
 
-/// The cache level csr_prefetch_distance's hints fill, as __builtin_prefetch's locality: 2,
-/// L2 and beyond (prefetcht1).
-constexpr int csr_prefetch_locality = 2;
+/// Most entries a group of csr_row_lanes rows may span for csr_prefetch_distance's hints to
+/// fill every cache level; a longer group's fill L2 and beyond (prefetcht1). On an AMD EPYC
+/// of family 25 (Zen 4), 2 threads, the 27-point stencil of 160^3 rows (groups of 432
+/// entries), double_double with the rows' rests side by side (csr_rows_side_by_side): 121 ms
+/// into every level, 86-89 ms into L2, 109 ms with no hints (plain fp64 40-47 ms); the
+/// 7-point stencil of 128^3 rows (groups of 112 entries): double_double 13.5-13.7 ms into
+/// every level, 15.8-16.0 into L2, compensated 12.7-12.8 and 14.4-14.6, exact<double>
+/// 33.1-33.3 and 34.9-35.2 (plain fp64 11-12 ms).
+constexpr index_type csr_prefetch_l1_span = 256;
 
 /// Asks the host's caches for the entries [k0, k1) of v, the matrix's values or column
 /// indices (clipped to its nnz entries), a cache line at a time (a hint: no effect on
@@ -415,8 +417,13 @@ KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const V
   }
   const index_type ahead = start[0] + csr_prefetch_distance;
   const index_type ahead_end = end[nr - 1] + csr_prefetch_distance;
-  prefetch_run<csr_prefetch_locality>(values, ahead, ahead_end, nnz);
-  prefetch_run<csr_prefetch_locality>(entries, ahead, ahead_end, nnz);
+  if (end[nr - 1] - start[0] <= csr_prefetch_l1_span) {
+    prefetch_run(values, ahead, ahead_end, nnz);
+    prefetch_run(entries, ahead, ahead_end, nnz);
+  } else {
+    prefetch_run<2>(values, ahead, ahead_end, nnz);
+    prefetch_run<2>(entries, ahead, ahead_end, nnz);
+  }
   double a[W], b[W];
   double terms[Terms][W] = {};
   const double_double zero[W];
