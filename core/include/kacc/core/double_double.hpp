@@ -309,36 +309,31 @@ struct double_double_lanes {
       lo[l] = lane[l].lo;
     }
   }
-  /// Adds a[l] b[l] to sum l (FMA TwoProduct, then Alg. 6).
-  KOKKOS_INLINE_FUNCTION void add_products(const double* a, const double* b) {
-    for (int l = 0; l < W; ++l) {
-      double p, e;
-      eft::two_prod(a[l], b[l], p, e);
-      if constexpr (Finite) {
-        add_finite(hi[l], lo[l], p, e);
-      } else {
-        double_double sum(hi[l], lo[l]);
-        sum += double_double(p, e);
-        hi[l] = sum.hi;
-        lo[l] = sum.lo;
-      }
+  /// Adds the product a b to the sum (h, o) (FMA TwoProduct, then Alg. 6): one lane's step.
+  KOKKOS_FORCEINLINE_FUNCTION static void add_product(double& h, double& o, const double a,
+                                                      const double b) {
+    double p, e;
+    eft::two_prod(a, b, p, e);
+    if constexpr (Finite) {
+      add_finite(h, o, p, e);
+    } else {
+      double_double sum(h, o);
+      sum += double_double(p, e);
+      h = sum.hi;
+      o = sum.lo;
     }
   }
-  /// Adds a[l] b[l] to sum l where add[l], as add_products does; the other sums keep their
-  /// bits, whatever a[l] and b[l] hold (a select per lane, so the loop still vectorises).
+  /// Adds a[l] b[l] to sum l.
+  KOKKOS_INLINE_FUNCTION void add_products(const double* a, const double* b) {
+    for (int l = 0; l < W; ++l) add_product(hi[l], lo[l], a[l], b[l]);
+  }
+  /// Adds a[l] b[l] to sum l where add[l]; the other sums keep their bits, whatever a[l] and
+  /// b[l] hold (a select per lane, so the loop still vectorises).
   KOKKOS_INLINE_FUNCTION void add_products_where(const double* a, const double* b,
                                                  const bool* add) {
     for (int l = 0; l < W; ++l) {
-      double h = hi[l], o = lo[l], p, e;
-      eft::two_prod(a[l], b[l], p, e);
-      if constexpr (Finite) {
-        add_finite(h, o, p, e);
-      } else {
-        double_double sum(h, o);
-        sum += double_double(p, e);
-        h = sum.hi;
-        o = sum.lo;
-      }
+      double h = hi[l], o = lo[l];
+      add_product(h, o, a[l], b[l]);
       hi[l] = add[l] ? h : hi[l];
       lo[l] = add[l] ? o : lo[l];
     }
