@@ -272,10 +272,13 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   // Columns enough for the column-walking shape to ask for columns ahead (a hint only).
   const std::size_t wide = kacc::blas::Impl::axpy_prefetch_columns + 27;
   expect_staged_axpy_same_bits<float, double, Kokkos::LayoutRight>(1000, wide);
-  // fp32 with fp64 arithmetic walks narrow_axpy_columns columns per pass, then four, then
-  // one at a time.
-  expect_staged_axpy_same_bits<float, double, Kokkos::LayoutLeft>(
-      1000, 5 * kacc::blas::Impl::narrow_axpy_columns + 4 + 3);
+  // fp32 with fp64 arithmetic and the formats with SIMD block loads walk axpy_pass_columns
+  // columns per pass, then four, then one at a time.
+  const std::size_t passes = 5 * kacc::blas::Impl::axpy_pass_columns + 4 + 3;
+  expect_staged_axpy_same_bits<float, double, Kokkos::LayoutLeft>(1000, passes);
+  expect_staged_axpy_same_bits<kacc::bf16, double, Kokkos::LayoutLeft>(1000, passes);
+  expect_staged_axpy_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>(
+      1000, passes);
   expect_staged_axpy_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>(1000, wide);
   // Scaled matrices through the SIMD scaled decoders: columns of one scale each (LayoutLeft
   // "N" by default, LayoutRight "T" scaled per row), or a scale per entry along them.

@@ -803,16 +803,17 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_narrow(const M& m, const index_type 
   return r;
 }
 
-/// Columns per pass over a chunk's sums where narrow_plain_v (fp32 storage, fp64
-/// arithmetic): each sum is loaded and stored once per eight columns instead of four, the
-/// products added in the same order (same bits). GEMV 16384^2 with fp32 storage, 2 threads,
+/// Columns per pass over a chunk's sums in the host axpy shape where narrow_plain_v (fp32
+/// storage, fp64 arithmetic) and for formats with SIMD block loads (rows_axpy_staged_passes):
+/// each sum is loaded and stored once per eight columns instead of four, the products added
+/// in the same order (same bits). GEMV 16384^2 with fp32 storage, 2 threads,
 /// a timer alternating kacc's call and sgemv's (OpenBLAS on the same 2 threads), three
 /// processes of each alternating, time over sgemv's in the same process (Intel Xeon):
 /// LayoutLeft-N 1.049-1.076 with four columns, 1.015-1.026 with eight; LayoutRight-T 1.051-1.079
 /// and 1.015-1.024.
-constexpr index_type narrow_axpy_columns = 8;
+constexpr index_type axpy_pass_columns = 8;
 
-/// Columns k, k + 1, ... of the host axpy shape where narrow_plain_v, narrow_axpy_columns
+/// Columns k, k + 1, ... of the host axpy shape where narrow_plain_v, axpy_pass_columns
 /// per pass over rows r0 .. r0 + nr - 1 (the first four of a pass, then the other four,
 /// row by row, as the four-column passes add them), each block of host_lanes rows asking
 /// L2 for its entries axpy_prefetch_columns ahead. Returns the first column not done (k
@@ -824,7 +825,7 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_narrow_passes(const M& m, const X& x
                                                           Acc* acc) {
   if constexpr (narrow_plain_v<Arith, Acc, M> && !axpy_staged_v<M>) {
     constexpr int L = host_lanes;
-    for (; k + narrow_axpy_columns <= k1; k += narrow_axpy_columns) {
+    for (; k + axpy_pass_columns <= k1; k += axpy_pass_columns) {
       const Arith first[4] = {convert<Arith>(x(k)), convert<Arith>(x(k + 1)),
                               convert<Arith>(x(k + 2)), convert<Arith>(x(k + 3))};
       const Arith second[4] = {convert<Arith>(x(k + 4)), convert<Arith>(x(k + 5)),
@@ -837,6 +838,58 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_narrow_passes(const M& m, const X& x
           Acc sum = acc[r + l];
           add_four_columns(m, r0 + r + l, k, first, sum);
           add_four_columns(m, r0 + r + l, k + 4, second, sum);
+          acc[r + l] = sum;
+        }
+      }
+      for (; r < nr; ++r) {
+        add_four_columns(m, r0 + r, k, first, acc[r]);
+        add_four_columns(m, r0 + r, k + 4, second, acc[r]);
+      }
+    }
+  } else {
+    (void)m, (void)x, (void)r0, (void)nr, (void)k1, (void)acc;
+  }
+  return k;
+}
+
+/// Columns k, k + 1, ... of the host axpy shape where M's format has SIMD block loads (not
+/// scaled), axpy_pass_columns per pass over rows r0 .. r0 + nr - 1: each block of host_lanes rows
+/// converts its entries of the eight columns with block loads (after asking L2 for those
+/// axpy_prefetch_columns ahead) and adds them to its sums as two four-column passes would
+/// (same bits), so each sum is loaded and stored once per eight columns. GEMV 16384^2,
+/// LayoutLeft-N, 2 threads, three processes alternating with four-column passes: fp16 storage
+/// 17.1-17.4 -> 13.3-13.5 ms, bf16 17.5-17.9 -> 15.4-15.6 ms (LayoutRight-T unchanged: 13.0-13.1
+/// and 14.8-14.9 ms); int16s 17.1 -> 17.5-17.7 ms, so scaled formats keep four columns.
+/// Returns the first column not done (k itself for other formats, and where block loads
+/// would flush subnormals). A function of its own for nvcc.
+template <class Arith, class Acc, class M, class X>
+KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged_passes(const M& m, const X& x,
+                                                          const index_type r0, const index_type nr,
+                                                          index_type k, const index_type k1,
+                                                          Acc* acc) {
+  if constexpr (M::vectorised_loads) {
+    using traits = accumulator_traits<Acc>;
+    constexpr int L = host_lanes;
+    constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
+    static_assert(axpy_pass_columns == 8, "a pass adds two groups of four columns");
+    if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a)>()) return k;
+    for (; k + axpy_pass_columns <= k1; k += axpy_pass_columns) {
+      const Arith first[4] = {convert<Arith>(x(k)), convert<Arith>(x(k + 1)),
+                              convert<Arith>(x(k + 2)), convert<Arith>(x(k + 3))};
+      const Arith second[4] = {convert<Arith>(x(k + 4)), convert<Arith>(x(k + 5)),
+                               convert<Arith>(x(k + 6)), convert<Arith>(x(k + 7))};
+      index_type r = 0;
+      for (; r + L <= nr; r += L) {
+        prefetch_columns_ahead(m, r0 + r, k, k1);
+        prefetch_columns_ahead(m, r0 + r, k + 4, k1);
+        Arith c[8][L];
+        for (int j = 0; j < 8; ++j) m.template load_along_i<L, checked>(r0 + r, k + j, c[j]);
+        for (int l = 0; l < L; ++l) {
+          Acc sum = acc[r + l];
+          add_four_products<traits>(sum, c[0][l], first[0], c[1][l], first[1], c[2][l], first[2],
+                                    c[3][l], first[3]);
+          add_four_products<traits>(sum, c[4][l], second[0], c[5][l], second[1], c[6][l],
+                                    second[2], c[7][l], second[3]);
           acc[r + l] = sum;
         }
       }
@@ -873,7 +926,8 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_blocks(const M& m, const index_type 
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
 /// time, streaming contiguous memory instead of reading each row with a stride. Formats
 /// with SIMD block loads on this host convert each column's entries host_lanes at a time
-/// through them where axpy_staged_v (rows_axpy_staged); narrower formats without them and
+/// through them, eight columns per pass (rows_axpy_staged_passes, then rows_axpy_staged for
+/// four left over; scaled formats four at a time throughout); narrower formats without them and
 /// plain sums walk eight columns at a time (rows_axpy_narrow_passes, then rows_axpy_narrow
 /// for four left over) and ask L2 for columns ahead; the others keep the plain loop.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
@@ -897,6 +951,7 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
         Acc acc[axpy_rows];
         for (index_type r = 0; r < nr; ++r) acc[r] = traits::zero();
         index_type k = rows_axpy_narrow_passes<Arith>(m, x, r0, nr, k0, k1, acc);
+        k = rows_axpy_staged_passes<Arith>(m, x, r0, nr, k, k1, acc);
         for (; k + 4 <= k1; k += 4) {
           const Arith xk[4] = {convert<Arith>(x(k)), convert<Arith>(x(k + 1)),
                                convert<Arith>(x(k + 2)), convert<Arith>(x(k + 3))};
