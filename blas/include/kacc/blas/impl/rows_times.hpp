@@ -804,7 +804,7 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_narrow(const M& m, const index_type 
 }
 
 /// Columns per pass over a chunk's sums in the host axpy shape where narrow_plain_v (fp32
-/// storage, fp64 arithmetic) and for formats with SIMD block loads (rows_axpy_staged_passes):
+/// storage, fp64 arithmetic) and for formats with SIMD block loads (rows_axpy_passes):
 /// each sum is loaded and stored once per eight columns instead of four, the products added
 /// in the same order (same bits). GEMV 16384^2 with fp32 storage, 2 threads,
 /// a timer alternating kacc's call and sgemv's (OpenBLAS on the same 2 threads), three
@@ -813,66 +813,65 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_narrow(const M& m, const index_type 
 /// and 1.015-1.024.
 constexpr index_type axpy_pass_columns = 8;
 
-/// Columns k, k + 1, ... of the host axpy shape where narrow_plain_v, axpy_pass_columns
-/// per pass over rows r0 .. r0 + nr - 1 (the first four of a pass, then the other four,
-/// row by row, as the four-column passes add them), each block of host_lanes rows asking
-/// L2 for its entries axpy_prefetch_columns ahead. Returns the first column not done (k
-/// itself for other formats and sums). A function of its own for nvcc, as rows_axpy_blocks.
-template <class Arith, class Acc, class M, class X>
-KOKKOS_INLINE_FUNCTION index_type rows_axpy_narrow_passes(const M& m, const X& x,
-                                                          const index_type r0, const index_type nr,
-                                                          index_type k, const index_type k1,
-                                                          Acc* acc) {
-  if constexpr (narrow_plain_v<Arith, Acc, M> && !axpy_staged_v<M>) {
-    constexpr int L = host_lanes;
-    for (; k + axpy_pass_columns <= k1; k += axpy_pass_columns) {
-      const Arith first[4] = {convert<Arith>(x(k)), convert<Arith>(x(k + 1)),
-                              convert<Arith>(x(k + 2)), convert<Arith>(x(k + 3))};
-      const Arith second[4] = {convert<Arith>(x(k + 4)), convert<Arith>(x(k + 5)),
-                               convert<Arith>(x(k + 6)), convert<Arith>(x(k + 7))};
-      index_type r = 0;
-      for (; r + L <= nr; r += L) {
-        prefetch_columns_ahead(m, r0 + r, k, k1);
-        prefetch_columns_ahead(m, r0 + r, k + 4, k1);
-        for (int l = 0; l < L; ++l) {
-          Acc sum = acc[r + l];
-          add_four_columns(m, r0 + r + l, k, first, sum);
-          add_four_columns(m, r0 + r + l, k + 4, second, sum);
-          acc[r + l] = sum;
-        }
-      }
-      for (; r < nr; ++r) {
-        add_four_columns(m, r0 + r, k, first, acc[r]);
-        add_four_columns(m, r0 + r, k + 4, second, acc[r]);
-      }
-    }
-  } else {
-    (void)m, (void)x, (void)r0, (void)nr, (void)k1, (void)acc;
-  }
-  return k;
-}
+/// Whether the host axpy shape walks axpy_pass_columns columns per pass: fp32 storage with
+/// fp64 arithmetic and plain sums (narrow_plain_v), and formats with SIMD block loads (not
+/// scaled ones: GEMV with int16s storage, 16384^2, LayoutLeft-N, 2 threads, 17.1 ms with four
+/// columns per pass, 17.5-17.7 ms with eight).
+template <class Arith, class Acc, class M>
+inline constexpr bool axpy_passes_v =
+    (narrow_plain_v<Arith, Acc, M> && !axpy_staged_v<M>) || M::vectorised_loads;
 
-/// Columns k, k + 1, ... of the host axpy shape where M's format has SIMD block loads (not
-/// scaled), axpy_pass_columns per pass over rows r0 .. r0 + nr - 1: each block of host_lanes rows
-/// converts its entries of the eight columns with block loads (after asking L2 for those
-/// axpy_prefetch_columns ahead) and adds them to its sums as two four-column passes would
-/// (same bits), so each sum is loaded and stored once per eight columns. GEMV 16384^2,
-/// LayoutLeft-N, 2 threads, three processes alternating with four-column passes: fp16 storage
-/// 17.1-17.4 -> 13.3-13.5 ms, bf16 17.5-17.9 -> 15.4-15.6 ms (LayoutRight-T unchanged: 13.0-13.1
-/// and 14.8-14.9 ms); int16s 17.1 -> 17.5-17.7 ms, so scaled formats keep four columns.
-/// Returns the first column not done (k itself for other formats, and where block loads
-/// would flush subnormals). A function of its own for nvcc.
-template <class Arith, class Acc, class M, class X>
-KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged_passes(const M& m, const X& x,
-                                                          const index_type r0, const index_type nr,
-                                                          index_type k, const index_type k1,
-                                                          Acc* acc) {
+/// Adds M(i, k + c) first[c] and then M(i, k + 4 + c) second[c], c = 0 .. 3, to acc[l] for
+/// the host_lanes rows i = r0 + l, as two four-column passes add them. Formats with SIMD block
+/// loads convert each column's entries of the block with one (16-bit GEMV 16384^2,
+/// LayoutLeft-N, 2 threads, the rows' sums loaded and stored once per eight columns instead
+/// of four: fp16 17.1-17.4 -> 13.3-13.5 ms, bf16 17.5-17.9 -> 15.4-15.6 ms; LayoutRight-T
+/// unchanged, 13.0-13.2 and 14.8-15.2 ms); the others convert entry by entry.
+template <class Arith, class Acc, class M>
+KOKKOS_FORCEINLINE_FUNCTION void add_eight_columns_of_block(const M& m, const index_type r0,
+                                                            const index_type k,
+                                                            const Arith (&first)[4],
+                                                            const Arith (&second)[4], Acc* acc) {
+  constexpr int L = host_lanes;
   if constexpr (M::vectorised_loads) {
     using traits = accumulator_traits<Acc>;
-    constexpr int L = host_lanes;
     constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
+    Arith c[8][L];
+    for (int j = 0; j < 8; ++j) m.template load_along_i<L, checked>(r0, k + j, c[j]);
+    for (int l = 0; l < L; ++l) {
+      Acc sum = acc[l];
+      add_four_products<traits>(sum, c[0][l], first[0], c[1][l], first[1], c[2][l], first[2],
+                                c[3][l], first[3]);
+      add_four_products<traits>(sum, c[4][l], second[0], c[5][l], second[1], c[6][l], second[2],
+                                c[7][l], second[3]);
+      acc[l] = sum;
+    }
+  } else {
+    for (int l = 0; l < L; ++l) {
+      Acc sum = acc[l];
+      add_four_columns(m, r0 + l, k, first, sum);
+      add_four_columns(m, r0 + l, k + 4, second, sum);
+      acc[l] = sum;
+    }
+  }
+}
+
+/// Columns k, k + 1, ... of the host axpy shape where axpy_passes_v, axpy_pass_columns per
+/// pass over rows r0 .. r0 + nr - 1 (the first four of a pass, then the other four, row by
+/// row, as the four-column passes add them), host_lanes rows at a time
+/// (add_eight_columns_of_block), each block asking L2 for its entries axpy_prefetch_columns
+/// ahead. Returns the first column not done (k itself for other formats and sums, and where
+/// block loads would flush subnormals). A function of its own for nvcc, as rows_axpy_blocks.
+template <class Arith, class Acc, class M, class X>
+KOKKOS_INLINE_FUNCTION index_type rows_axpy_passes(const M& m, const X& x, const index_type r0,
+                                                   const index_type nr, index_type k,
+                                                   const index_type k1, Acc* acc) {
+  if constexpr (axpy_passes_v<Arith, Acc, M>) {
     static_assert(axpy_pass_columns == 8, "a pass adds two groups of four columns");
-    if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a)>()) return k;
+    constexpr int L = host_lanes;
+    if constexpr (M::vectorised_loads) {
+      if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a)>()) return k;
+    }
     for (; k + axpy_pass_columns <= k1; k += axpy_pass_columns) {
       const Arith first[4] = {convert<Arith>(x(k)), convert<Arith>(x(k + 1)),
                               convert<Arith>(x(k + 2)), convert<Arith>(x(k + 3))};
@@ -882,16 +881,7 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_staged_passes(const M& m, const X& x
       for (; r + L <= nr; r += L) {
         prefetch_columns_ahead(m, r0 + r, k, k1);
         prefetch_columns_ahead(m, r0 + r, k + 4, k1);
-        Arith c[8][L];
-        for (int j = 0; j < 8; ++j) m.template load_along_i<L, checked>(r0 + r, k + j, c[j]);
-        for (int l = 0; l < L; ++l) {
-          Acc sum = acc[r + l];
-          add_four_products<traits>(sum, c[0][l], first[0], c[1][l], first[1], c[2][l], first[2],
-                                    c[3][l], first[3]);
-          add_four_products<traits>(sum, c[4][l], second[0], c[5][l], second[1], c[6][l],
-                                    second[2], c[7][l], second[3]);
-          acc[r + l] = sum;
-        }
+        add_eight_columns_of_block<Arith>(m, r0 + r, k, first, second, acc + r);
       }
       for (; r < nr; ++r) {
         add_four_columns(m, r0 + r, k, first, acc[r]);
@@ -926,9 +916,9 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_blocks(const M& m, const index_type 
 /// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
 /// time, streaming contiguous memory instead of reading each row with a stride. Formats
 /// with SIMD block loads on this host convert each column's entries host_lanes at a time
-/// through them, eight columns per pass (rows_axpy_staged_passes, then rows_axpy_staged for
+/// through them, eight columns per pass (rows_axpy_passes, then rows_axpy_staged for
 /// four left over; scaled formats four at a time throughout); narrower formats without them and
-/// plain sums walk eight columns at a time (rows_axpy_narrow_passes, then rows_axpy_narrow
+/// plain sums walk eight columns at a time (rows_axpy_passes, then rows_axpy_narrow
 /// for four left over) and ask L2 for columns ahead; the others keep the plain loop.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
@@ -950,8 +940,7 @@ void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, inde
         const index_type nr = r1 - r0;
         Acc acc[axpy_rows];
         for (index_type r = 0; r < nr; ++r) acc[r] = traits::zero();
-        index_type k = rows_axpy_narrow_passes<Arith>(m, x, r0, nr, k0, k1, acc);
-        k = rows_axpy_staged_passes<Arith>(m, x, r0, nr, k, k1, acc);
+        index_type k = rows_axpy_passes<Arith>(m, x, r0, nr, k0, k1, acc);
         for (; k + 4 <= k1; k += 4) {
           const Arith xk[4] = {convert<Arith>(x(k)), convert<Arith>(x(k + 1)),
                                convert<Arith>(x(k + 2)), convert<Arith>(x(k + 3))};
