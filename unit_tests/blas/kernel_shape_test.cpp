@@ -277,8 +277,8 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   const std::size_t passes = 5 * kacc::blas::Impl::axpy_pass_columns + 4 + 3;
   expect_staged_axpy_same_bits<float, double, Kokkos::LayoutLeft>(1000, passes);
   expect_staged_axpy_same_bits<kacc::bf16, double, Kokkos::LayoutLeft>(1000, passes);
-  expect_staged_axpy_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>(
-      1000, passes);
+  expect_staged_axpy_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>(1000,
+                                                                                           passes);
   expect_staged_axpy_same_bits<kacc::fp16, double, Kokkos::LayoutLeft>(1000, wide);
   // Scaled matrices through the SIMD scaled decoders: columns of one scale each (LayoutLeft
   // "N" by default, LayoutRight "T" scaled per row), or a scale per entry along them.
