@@ -823,10 +823,10 @@ inline constexpr bool axpy_passes_v =
 
 /// Adds M(i, k + c) first[c] and then M(i, k + 4 + c) second[c], c = 0 .. 3, to acc[l] for
 /// the host_lanes rows i = r0 + l, as two four-column passes add them. Formats with SIMD block
-/// loads convert each column's entries of the block with one (16-bit GEMV 16384^2,
-/// LayoutLeft-N, 2 threads, the rows' sums loaded and stored once per eight columns instead
-/// of four: fp16 17.1-17.4 -> 13.3-13.5 ms, bf16 17.5-17.9 -> 15.4-15.6 ms; LayoutRight-T
-/// unchanged, 13.0-13.2 and 14.8-15.2 ms); the others convert entry by entry.
+/// loads (fp16, bf16) convert each column's entries of the block with one block load, the
+/// others entry by entry. Eight columns instead of four per load and store of the rows' sums,
+/// GEMV 16384^2, LayoutLeft-N, 2 threads: fp16 17.1-17.4 -> 13.3-13.5 ms, bf16 17.5-17.9 ->
+/// 15.4-15.6 ms (LayoutRight-T unchanged, 13.0-13.2 and 14.8-15.2 ms).
 template <class Arith, class Acc, class M>
 KOKKOS_FORCEINLINE_FUNCTION void add_eight_columns_of_block(const M& m, const index_type r0,
                                                             const index_type k,
