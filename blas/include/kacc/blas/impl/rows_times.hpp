@@ -913,13 +913,13 @@ KOKKOS_INLINE_FUNCTION index_type rows_axpy_blocks(const M& m, const index_type 
   }
 }
 
-/// Host axpy shape: each thread owns a chunk of rows and walks the columns four at a
-/// time, streaming contiguous memory instead of reading each row with a stride. Formats
-/// with SIMD block loads on this host convert each column's entries host_lanes at a time
-/// through them, eight columns per pass (rows_axpy_passes, then rows_axpy_staged for
-/// four left over; scaled formats four at a time throughout); narrower formats without them and
-/// plain sums walk eight columns at a time (rows_axpy_passes, then rows_axpy_narrow
-/// for four left over) and ask L2 for columns ahead; the others keep the plain loop.
+/// Host axpy shape: each thread owns a chunk of rows and walks the columns a few at a time,
+/// streaming contiguous memory instead of reading each row with a stride. Formats with SIMD
+/// block loads on this host convert each column's entries host_lanes at a time through them,
+/// eight columns per pass (rows_axpy_passes, then rows_axpy_staged for four left over; scaled
+/// formats four at a time throughout); narrower formats without them and plain sums walk
+/// eight columns at a time (rows_axpy_passes, then rows_axpy_narrow for four left over) and
+/// ask L2 for columns ahead; the others keep the plain loop, four columns at a time.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_axpy_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                     index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
