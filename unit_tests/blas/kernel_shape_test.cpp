@@ -296,7 +296,8 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
   // Rows many and long enough for the host dot shape to take kacc::blas::Impl::staged_rows
-  // of them side by side (nine stages, blocks and a tail), and a last, partial group.
+  // of them side by side (whole stages of side_by_side_stage entries, blocks and a tail),
+  // and a last, partial group.
   const std::size_t grouped =
       4 * kacc::blas::Impl::staged_rows * static_cast<std::size_t>(Host().concurrency()) + 5;
   const std::size_t long_rows = kacc::blas::Impl::side_by_side_entries + 300;

@@ -94,6 +94,13 @@ inline constexpr bool rows_staged_v = M::vectorised_loads ||
 /// with fp16 or bf16 storage, 16384^2, LayoutRight-N, 2 threads: 40 ms a row at a time,
 /// 24 ms four rows, 20 ms eight (same bits).
 constexpr int staged_rows = 8;
+/// Entries of each row per stage when the host dot shape takes staged_rows rows side by
+/// side, half of kacc::Impl::block_stage: each row's next stage is asked of the caches in
+/// shorter bursts. The rows' loop alone on a 16384^2 LayoutRight matrix, 2 threads, both
+/// stage sizes side by side in one process, medians of 11: fp16 15.3-15.4 ms with 256
+/// entries, 13.8-13.9 ms with 128; bf16 16.4-16.6 and 16.0-16.1 (64 entries: fp16 14.0-14.1,
+/// bf16 15.7-15.8).
+constexpr int side_by_side_stage = kacc::Impl::block_stage / 2;
 /// The fewest entries per row for which the host dot shape takes rows side by side: TRSV's
 /// updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
 constexpr index_type side_by_side_entries = 8 * kacc::Impl::block_stage;
@@ -164,19 +171,19 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_staged(const M& m, const X& x, const 
   return k;
 }
 
-/// rows_dot_staged for the staged_rows rows from i side by side: each stage of x is
-/// converted once, then each row's stage of M in turn, its products added to
-/// lane[r][entry % host_lanes] in the plain loop's order, after asking the caches for that
-/// row's next stage (GEMV 16384^2 with fp16 storage, LayoutLeft-T and LayoutRight-N, 2
-/// threads: 24.5-25.1 ms without, 19.6-19.8 ms with; bf16 27.5-28.4 and 21.3-21.5). For
-/// formats that stage only.
+/// rows_dot_staged for the staged_rows rows from i side by side, in stages of
+/// side_by_side_stage entries: each stage of x is converted once, then each row's stage of
+/// M in turn, its products added to lane[r][entry % host_lanes] in the plain loop's order,
+/// after asking the caches for that row's next stage (GEMV 16384^2 with fp16 storage,
+/// LayoutLeft-T and LayoutRight-N, 2 threads, stages of 256: 24.5-25.1 ms without,
+/// 19.6-19.8 ms with; bf16 27.5-28.4 and 21.3-21.5). For formats that stage only.
 template <class Arith, class Acc, class M, class X>
 KOKKOS_INLINE_FUNCTION index_type rows_dot_staged_side_by_side(const M& m, const X& x,
                                                                const index_type i, index_type k,
                                                                const index_type k1,
                                                                Acc (*lane)[host_lanes]) {
   using traits = accumulator_traits<Acc>;
-  constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+  constexpr int S = side_by_side_stage, L = host_lanes;
   constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
   if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a), X>()) return k;
   for (; k + S <= k1; k += S) {
