@@ -208,7 +208,8 @@ std::vector<double> wide_values(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
-// By default three 256-entry stages, then 16-lane blocks and a tail.
+// By default several whole stages (of block_stage or prefetched_stage entries), then
+// 16-lane blocks and a tail.
 template <class S, class Acc, class Layout>
 void expect_staged_same_bits(const std::size_t rows = 37, const std::size_t n = 1000) {
   auto x = make_vector<HostVec<S>>(wide_values(n, 21));
@@ -296,7 +297,7 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::fp16, kacc::compensated<double>, Kokkos::LayoutRight>();
   // Rows many and long enough for the host dot shape to take kacc::blas::Impl::staged_rows
-  // of them side by side (whole stages of side_by_side_stage entries, blocks and a tail),
+  // of them side by side (whole stages of prefetched_stage entries, blocks and a tail),
   // and a last, partial group.
   const std::size_t grouped =
       4 * kacc::blas::Impl::staged_rows * static_cast<std::size_t>(Host().concurrency()) + 5;

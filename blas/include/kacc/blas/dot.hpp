@@ -26,7 +26,7 @@ inline constexpr index_type dot_block_v =
 /// Adds x(i) y(i) for i in [i, i1) to sum: one block of the host shape. With exact<double>,
 /// the products go 16 at a time into exact lanes, which skip the FMA errors when both
 /// formats are float-valued; otherwise each block is a lane-split sum, formats with SIMD
-/// conversions on this host are converted block_stage entries at a time through block
+/// conversions on this host are converted prefetched_stage entries at a time through block
 /// loads first, and double_double lanes sit side by side, adding by add_finite (a block whose
 /// sums do not stay finite is summed again by operator+=, so the bits are operator+='s).
 template <class T, class Acc, class X, class Y>

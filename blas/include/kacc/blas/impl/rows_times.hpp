@@ -94,13 +94,15 @@ inline constexpr bool rows_staged_v = M::vectorised_loads ||
 /// with fp16 or bf16 storage, 16384^2, LayoutRight-N, 2 threads: 40 ms a row at a time,
 /// 24 ms four rows, 20 ms eight (same bits).
 constexpr int staged_rows = 8;
-/// Entries of each row per stage when the host dot shape takes staged_rows rows side by
-/// side, half of kacc::Impl::block_stage: each row's next stage is asked of the caches in
-/// shorter bursts. The rows' loop alone on a 16384^2 LayoutRight matrix, 2 threads, both
-/// stage sizes side by side in one process, medians of 11: fp16 15.3-15.4 ms with 256
-/// entries, 13.8-13.9 ms with 128; bf16 16.4-16.6 and 16.0-16.1 (64 entries: fp16 14.0-14.1,
-/// bf16 15.7-15.8).
-constexpr int side_by_side_stage = kacc::Impl::block_stage / 2;
+/// Entries per stage of the staged loops that ask the caches for each next stage (DOT, and
+/// the host dot shape's rows side by side), half of kacc::Impl::block_stage: the next stage
+/// is asked for in shorter bursts. Each loop alone in a standalone program, 2 threads, the
+/// stage sizes side by side in one process, medians of 11: GEMV's rows on a 16384^2
+/// LayoutRight matrix, fp16 15.3-15.4 ms with 256 entries, 13.8-13.9 ms with 128, bf16
+/// 16.4-16.6 and 16.0-16.1 (64 entries: fp16 14.0-14.1, bf16 15.7-15.8); DOT n = 2^28, fp16
+/// 36.0-36.6 and 31.4-32.2, bf16 35.0-35.7 and 33.5-34.8 (64: fp16 36.5-36.8, bf16 32.9-33.7;
+/// 512: 44.6-46.5 for both).
+constexpr int prefetched_stage = kacc::Impl::block_stage / 2;
 /// The fewest entries per row for which the host dot shape takes rows side by side: TRSV's
 /// updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
 constexpr index_type side_by_side_entries = 8 * kacc::Impl::block_stage;
@@ -172,7 +174,7 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_staged(const M& m, const X& x, const 
 }
 
 /// rows_dot_staged for the staged_rows rows from i side by side, in stages of
-/// side_by_side_stage entries: each stage of x is converted once, then each row's stage of
+/// prefetched_stage entries: each stage of x is converted once, then each row's stage of
 /// M in turn, its products added to lane[r][entry % host_lanes] in the plain loop's order,
 /// after asking the caches for that row's next stage (GEMV 16384^2 with fp16 storage,
 /// LayoutLeft-T and LayoutRight-N, 2 threads, stages of 256: 24.5-25.1 ms without,
@@ -183,7 +185,7 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_staged_side_by_side(const M& m, const
                                                                const index_type k1,
                                                                Acc (*lane)[host_lanes]) {
   using traits = accumulator_traits<Acc>;
-  constexpr int S = side_by_side_stage, L = host_lanes;
+  constexpr int S = prefetched_stage, L = host_lanes;
   constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
   if (kacc::Impl::block_loads_flush_subnormals<Arith, decltype(m.a), X>()) return k;
   for (; k + S <= k1; k += S) {
@@ -256,15 +258,15 @@ KOKKOS_INLINE_FUNCTION void rows_dot_finish(const M& m, const X& x, const index_
 }
 
 /// The staged part of one block of the host DOT: as rows_dot_staged, for x . y over
-/// [i, i1), each stage asking the caches for the next one (n = 2^28, 2 threads: bf16
-/// storage 42.5-45.9 ms without, 35.8-37.3 ms with; fp16 35.4-39.2 and 33.9-35.2; OpenBLAS
-/// ddot 134-138).
+/// [i, i1) in stages of prefetched_stage entries, each stage asking the caches for the next
+/// one (n = 2^28, 2 threads, stages of 256: bf16 storage 42.5-45.9 ms without, 35.8-37.3 ms
+/// with; fp16 35.4-39.2 and 33.9-35.2; OpenBLAS ddot 134-138).
 template <class T, class Acc, class X, class Y>
 KOKKOS_INLINE_FUNCTION index_type dot_staged(const X& x, const Y& y, index_type i,
                                              const index_type i1, Acc* lane) {
   if constexpr (kacc::Impl::block_load_vectorised_v<X> || kacc::Impl::block_load_vectorised_v<Y>) {
     using traits = accumulator_traits<Acc>;
-    constexpr int S = kacc::Impl::block_stage, L = host_lanes;
+    constexpr int S = prefetched_stage, L = host_lanes;
     constexpr auto checked = kacc::Impl::subnormal_check::by_caller;
     // Every entry to the plain loop where block loads would flush subnormals.
     if (kacc::Impl::block_loads_flush_subnormals<T, X, Y>()) return i;
