@@ -11,24 +11,24 @@
 /// alpha == 0 scales y by beta without touching A or x.
 ///
 /// CSR kernels (one templated source each, for every format):
-///   - row: on CPUs two rows side by side per work item (row_pair_sum), each row's sum in
-///     a register (values in a format with SIMD block loads on this host are decoded 8 at a
-///     time, same bits, see row_sum; a plain fp64 sum adds each product with an FMA where
-///     the host has one, add_row_product), in matrices of row_pair_prefetch_min_entries
-///     entries or more the values and column indices row_pair_prefetch_distance entries
-///     ahead asked for (prefetch_pair_ahead); with
-///     exact<double>, double_double or compensated sums (fp64 arithmetic), 16 rows side by side per
-///     thread, each exact row sum in an expansion of a few doubles rounded once, a long accumulator
-///     only for rows the expansion cannot hold or round (csr_rows_side_by_side: same bits as a long
-///     accumulator per row); on GPUs one vector of lanes per row (lanes read consecutive entries),
-///     the vector length a power of two near the mean row length (1 to 32), the lanes' sums joined
-///     by a Kokkos vector reduction;
+///   - row: on CPUs four rows side by side per work item where the values' format has SIMD
+///     block loads on this host, two otherwise (row_group_sum), each row's sum in a register
+///     (values in a format with SIMD block loads on this host are decoded 8 at a time, same bits,
+///     see row_sum; a plain fp64 sum adds each product with an FMA where the host has one,
+///     add_row_product), in matrices of row_group_prefetch_min_entries_v entries or more the values
+///     and column indices row_group_prefetch_distance entries ahead asked for
+///     (prefetch_group_ahead); with exact<double>, double_double or compensated sums (fp64
+///     arithmetic), 16 rows side by side per thread, each exact row sum in an expansion of a few
+///     doubles rounded once, a long accumulator only for rows the expansion cannot hold or round
+///     (csr_rows_side_by_side: same bits as a long accumulator per row); on GPUs one vector of
+///     lanes per row (lanes read consecutive entries), the vector length a power of two near the
+///     mean row length (1 to 32), the lanes' sums joined by a Kokkos vector reduction;
 ///   - load_balanced: merge-path (Merrill & Garland): the path through rows and nonzeros
 ///     is cut in equal pieces, so a row of 10^5 entries is shared by several threads;
 ///     partial sums of cut rows are carried to a fix-up pass that rounds each y entry once;
 ///     a piece's runs of entries are summed as the row kernel sums a row (row_sum).
-/// ELL kernel: one thread per row; on the host a row's slots are adjacent and two rows are
-/// summed side by side (row_pair_sum), with the CSR row kernel's prefetch.
+/// ELL kernel: one thread per row; on the host a row's slots are adjacent and rows are
+/// summed side by side as in the CSR row kernel (row_group_sum), with its prefetch.
 /// SpmvAlgorithm::automatic picks load_balanced when the rows are irregular (longest row
 /// > 8x the mean, or coefficient of variation of the row lengths > 1), else row.
 /// Transpose ("T"): each row scatters its products with atomic adds into an Arith
@@ -42,6 +42,7 @@
 #include <kacc/core/double_double.hpp>
 #include <kacc/core/exact_lanes.hpp>
 #include <kacc/core/kernel_support.hpp>
+#include <kacc/core/pragma_simd.hpp>
 #include <kacc/sparse/csr_matrix.hpp>
 #include <kacc/sparse/ell_matrix.hpp>
 
@@ -213,42 +214,65 @@ KOKKOS_FORCEINLINE_FUNCTION void row_sum(const Values& values, const Entries& en
   for (; k < end; ++k) add_row_product(sum, convert<T>(values(k)), convert<T>(x(entries(k))));
 }
 
-/// Adds the entries [k0, e0) and [k1, e1) of two rows to sum0 and sum1, each as row_sum
-/// adds them (the same products, in the same order), their first min(e0 - k0, e1 - k1)
-/// entries side by side: two independent chains of dependent FMAs, so a row's chain (27
-/// FMAs of 4 cycles each on the stencil) need not drain before the next row's can start.
-/// The host CSR row and ELL kernels take rows in pairs. 27-point stencil of 160^3 rows,
-/// fp64, 2 threads, in processes where Kokkos Kernels took 23.3-24.8 ms: FMA rows one at a
-/// time 28.0-29.1 ms (ELL) and 28.3-28.8 (CSR), in pairs 24.2-25.1 and 26.8-27.6.
-template <class T, class Acc, class Values, class Entries, class X>
-KOKKOS_FORCEINLINE_FUNCTION void row_pair_sum(const Values& values, const Entries& entries,
-                                              const X& x, index_type k0, const index_type e0,
-                                              index_type k1, const index_type e1, Acc& sum0,
-                                              Acc& sum1) {
-  const index_type n = e0 - k0 < e1 - k1 ? e0 - k0 : e1 - k1;
+/// Rows a work item of the host CSR row and ELL kernels with plain sums takes side by side
+/// (row_group_sum): four where the values' format has SIMD block loads on this host (fp16,
+/// bf16, one-scale int8 and int16), two otherwise. On an AMD EPYC of family 25 (Zen 4, 3.65
+/// GHz), the 27-point stencil of 160^3 rows with fp16 values took 2.0 cycles per entry with
+/// rows in pairs, what two chains of FMAs of 4 cycles allow. A standalone program timing
+/// this kernel and a copy of the one before it alternately in one process (2 threads,
+/// medians of 11, same bits), in ms, pairs -> four rows: fp16 29.3-30.1 -> 25.3-25.8, bf16
+/// 30.2-30.8 -> 26.4-26.5, int16s 30.0-30.5 -> 26.6-26.7 (eight rows, in an earlier copy:
+/// fp16 25.0-25.2, no better). fp32 values read through block loads took 28.9 ms with four
+/// rows as with two (33.0 with eight), and fp64 is bound by memory.
+template <class Values>
+inline constexpr int row_group_v = kacc::Impl::block_load_vectorised_v<Values> ? 4 : 2;
+
+/// Adds the entries [start[r], start[r + 1]) of R consecutive rows to sum[r], each as
+/// row_sum adds them (the same products, in the same order), the rows' first entries (as
+/// many as the shortest row has) side by side: R independent chains of dependent FMAs, so a
+/// row's chain (27 FMAs of 4 cycles each on the stencil) need not drain before the next
+/// row's can start. 27-point stencil of 160^3 rows, fp64, 2 threads, in processes where
+/// Kokkos Kernels took 23.3-24.8 ms: FMA rows one at a time 28.0-29.1 ms (ELL) and
+/// 28.3-28.8 (CSR), in pairs 24.2-25.1 and 26.8-27.6. The loops over the rows and over a
+/// block's lanes are unrolled, so every lane is taken from its register: GCC 12 left the
+/// lanes' loop of four rows rolled and read the blocks back from the stack (fp16, the
+/// stencil above: 35 ms against 25).
+template <int R, class T, class Acc, class Values, class Entries, class X>
+KOKKOS_FORCEINLINE_FUNCTION void row_group_sum(const Values& values, const Entries& entries,
+                                               const X& x, const index_type (&start)[R + 1],
+                                               Acc (&sum)[R]) {
+  index_type n = start[1] - start[0];
+  KACC_PRAGMA_UNROLL(4)
+  for (int r = 1; r < R; ++r) n = start[r + 1] - start[r] < n ? start[r + 1] - start[r] : n;
   index_type j = 0;
   if constexpr (kacc::Impl::block_load_vectorised_v<Values>) {
     if (!kacc::Impl::block_loads_flush_subnormals<T, Values>()) {
       for (; j + row_block <= n; j += row_block) {
-        T block0[row_block], block1[row_block];
-        kacc::Impl::load_block<row_block, kacc::Impl::subnormal_check::by_caller>(values, k0 + j,
-                                                                                  block0);
-        kacc::Impl::load_block<row_block, kacc::Impl::subnormal_check::by_caller>(values, k1 + j,
-                                                                                  block1);
+        T block[R][row_block];
+        KACC_PRAGMA_UNROLL(4)
+        for (int r = 0; r < R; ++r) {
+          kacc::Impl::load_block<row_block, kacc::Impl::subnormal_check::by_caller>(
+              values, start[r] + j, block[r]);
+        }
+        KACC_PRAGMA_UNROLL(8)
         for (int l = 0; l < row_block; ++l) {
-          add_row_product(sum0, block0[l], convert<T>(x(entries(k0 + j + l))));
-          add_row_product(sum1, block1[l], convert<T>(x(entries(k1 + j + l))));
+          KACC_PRAGMA_UNROLL(4)
+          for (int r = 0; r < R; ++r) {
+            add_row_product(sum[r], block[r][l], convert<T>(x(entries(start[r] + j + l))));
+          }
         }
       }
     }
   } else {
     for (; j < n; ++j) {
-      add_row_product(sum0, convert<T>(values(k0 + j)), convert<T>(x(entries(k0 + j))));
-      add_row_product(sum1, convert<T>(values(k1 + j)), convert<T>(x(entries(k1 + j))));
+      for (int r = 0; r < R; ++r) {
+        add_row_product(sum[r], convert<T>(values(start[r] + j)),
+                        convert<T>(x(entries(start[r] + j))));
+      }
     }
   }
-  row_sum<T>(values, entries, x, k0 + j, e0, sum0);
-  row_sum<T>(values, entries, x, k1 + j, e1, sum1);
+  KACC_PRAGMA_UNROLL(4)
+  for (int r = 0; r < R; ++r) row_sum<T>(values, entries, x, start[r] + j, start[r + 1], sum[r]);
 }
 
 /// Rows side by side in the host CSR row kernel with double_double, exact<double> or
@@ -302,8 +326,8 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, i
     kacc::Impl::prefetch_entries<false, Locality>(kacc::Impl::storage_pointer(v, k0), k1 - k0);
 }
 
-/// Entries ahead of a pair of rows whose values and column indices the host CSR row and
-/// ELL kernels with plain sums ask the caches for (prefetch_pair_ahead): without, their
+/// Entries ahead of a group of rows whose values and column indices the host CSR row and
+/// ELL kernels with plain sums ask the caches for (prefetch_group_ahead): without, their
 /// loads left the hardware prefetchers behind. 27-point stencil of 160^3 rows (110 M
 /// entries), 2 threads, Intel Xeon, an interleaved timer, binaries before and after
 /// alternating, same bits: CSR fp64 64-68 -> 49-52 ms, fp16 43-45 -> 30.5-33, bf16 45-47 ->
@@ -311,10 +335,11 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, i
 /// entries ahead 2-6% slower, the values alone 1-5 ms faster than nothing, one hint per
 /// line rather than per 64 bytes of entries no faster; on the 4 M-row power-law matrix no
 /// change beyond noise).
-constexpr index_type row_pair_prefetch_distance = 512;
+constexpr index_type row_group_prefetch_distance = 512;
 
-/// Entries from which on the host CSR row and ELL kernels prefetch (prefetch_pair_ahead):
-/// below, the hints cost more than they saved. The same timer, the 27-point stencil with
+/// Entries from which on the host CSR row and ELL kernels prefetch (prefetch_group_ahead)
+/// where they take rows in pairs (row_group_v): below, the hints cost more than they saved.
+/// Measured with rows in pairs on an Intel Xeon: the same timer, the 27-point stencil with
 /// several products per timing, time with the hints over time without: 40^3 rows (1.7 M
 /// entries) fp64 0.95x, fp16 0.97x, bf16 1.1x, int16s 1.13x; 64^3 rows (7 M) fp64
 /// 0.53-0.69x, fp16 0.83-0.92x, bf16 1.0-1.07x, int16s 1.1x; 100^3 rows (27 M) 0.66-0.77x
@@ -323,16 +348,29 @@ constexpr index_type row_pair_prefetch_distance = 512;
 /// -> 2.0 ms, cvxbqp1 with 16-bit values 23.8 -> 31).
 constexpr index_type row_pair_prefetch_min_entries = index_type(1) << 24;
 
+/// Entries from which on the host CSR row and ELL kernels prefetch where the values' format
+/// takes rows four at a time: fewer than with pairs, because a group's four rows asked for at
+/// once outrun the hardware prefetchers sooner. AMD EPYC of family 25 (Zen 4), 2 threads,
+/// the 27-point stencil of n^3 rows with the variants alternating in one process (several
+/// products per timing, same bits), fp16 and bf16 values, ms with the hints and without: n =
+/// 48 (2.7 M entries) 21.4-22.0 and 19.6-20.7, n = 52 (3.5 M) 21.7 and 20.0-20.5, n = 56 (4.6
+/// M) 21.6-22.1 and 21.2-24.8, n = 64 (7.0 M) 23.1-23.9 and 25.6-29.6, n = 80 (13.7 M)
+/// 23.8-24.6 and 28.9-30.8 (rows in pairs, without hints: 27.8-29.5).
+template <class Values>
+inline constexpr index_type row_group_prefetch_min_entries_v = row_group_v<Values> == 4
+                                                                   ? index_type(1) << 22
+                                                                   : row_pair_prefetch_min_entries;
+
 /// With Prefetch, asks the host's caches for the values and column indices
-/// row_pair_prefetch_distance entries ahead of the entries [k0, k1) of a work item, at most
+/// row_group_prefetch_distance entries ahead of the entries [k0, k1) of a work item, at most
 /// that many (a longer row's later entries are left to the hardware prefetchers; n: the
 /// number of entries); without, nothing.
 template <bool Prefetch, class Values, class Entries>
-KOKKOS_FORCEINLINE_FUNCTION void prefetch_pair_ahead(const Values& values, const Entries& entries,
-                                                     const index_type k0, const index_type k1,
-                                                     const index_type n) {
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_group_ahead(const Values& values, const Entries& entries,
+                                                      const index_type k0, const index_type k1,
+                                                      const index_type n) {
   if constexpr (Prefetch) {
-    constexpr index_type ahead = row_pair_prefetch_distance;
+    constexpr index_type ahead = row_group_prefetch_distance;
     const index_type last = k1 - k0 < ahead ? k1 : k0 + ahead;
     prefetch_run(values, k0 + ahead, last + ahead, n);
     prefetch_run(entries, k0 + ahead, last + ahead, n);
@@ -505,34 +543,54 @@ void rows_side_by_side(const std::string& label, const Exec& exec, const RowStar
       });
 }
 
-/// The host CSR row and ELL kernels with plain sums: two rows per work item (row_pair_sum),
-/// with Prefetch each pair first asking for the entries ahead (prefetch_pair_ahead).
-/// row_starts(i): where row i's entries start among the count entries of values and
-/// entries. Instantiated with and without the hints, so that without them the loop has no
-/// trace of them: a run-time flag tested in the loop made the repository's matrices up to
-/// 1.2x slower with the hints off (cvxbqp1 with fp16 values 23.7 -> 27.6 ms).
+/// The host CSR row and ELL kernels with plain sums: row_group_v<Values> rows per work item
+/// (row_group_sum; a last group of fewer rows a row at a time), with Prefetch each group
+/// first asking for the entries ahead (prefetch_group_ahead). row_starts(i): where row i's
+/// entries start among the count entries of values and entries. Instantiated with and
+/// without the hints, so that without them the loop has no trace of them: a run-time flag
+/// tested in the loop made the repository's matrices up to 1.2x slower with the hints off
+/// (cvxbqp1 with fp16 values 23.7 -> 27.6 ms). A group's first row is updated after the
+/// branch, in one place for both, and the hints are asked for inside the full groups' branch:
+/// with every row's update inside the branches, GCC 12's code for rows in pairs (fp64, fp32)
+/// was 6-8% slower on the 27-point stencil of 40^3 rows (standalone, 2 threads) and 10-24%
+/// on the repository's small matrices, and with the hints before the branch four rows took
+/// 27.1-28.1 ms on the stencil of 160^3 rows where they take 25.2-25.8.
 template <bool Prefetch, class T, class Acc, class Exec, class RowStarts, class Values,
           class Entries, class X, class Y>
-void row_pairs(const std::string& label, const Exec& exec, const RowStarts& row_starts,
-               const Values& values, const Entries& entries, const index_type rows,
-               const index_type count, const T& alpha, const X& x, const T& beta, const Y& y) {
+void row_groups(const std::string& label, const Exec& exec, const RowStarts& row_starts,
+                const Values& values, const Entries& entries, const index_type rows,
+                const index_type count, const T& alpha, const X& x, const T& beta, const Y& y) {
   using traits = accumulator_traits<Acc>;
+  constexpr int group = row_group_v<Values>;
   Kokkos::parallel_for(
-      label, kacc::Impl::range(exec, 0, (rows + 1) / 2), KOKKOS_LAMBDA(const index_type p) {
-        const index_type i = 2 * p;
-        Acc sum0 = traits::zero(), sum1 = traits::zero();
-        prefetch_pair_ahead<Prefetch>(values, entries, index_type(row_starts(i)),
-                                      index_type(row_starts(i + 2 < rows ? i + 2 : rows)), count);
-        if (i + 1 < rows) {
-          row_pair_sum<T>(values, entries, x, index_type(row_starts(i)),
-                          index_type(row_starts(i + 1)), index_type(row_starts(i + 1)),
-                          index_type(row_starts(i + 2)), sum0, sum1);
-          update(y, i + 1, alpha, static_cast<T>(traits::result(sum1)), beta);
+      label, kacc::Impl::range(exec, 0, (rows + group - 1) / group),
+      KOKKOS_LAMBDA(const index_type g) {
+        constexpr int R = row_group_v<Values>;
+        const index_type i = R * g;
+        Acc sum[R];
+        KACC_PRAGMA_UNROLL(4)
+        for (int r = 0; r < R; ++r) sum[r] = traits::zero();
+        if (i + R <= rows) {
+          index_type start[R + 1];
+          KACC_PRAGMA_UNROLL(5)
+          for (int r = 0; r <= R; ++r) start[r] = index_type(row_starts(i + r));
+          prefetch_group_ahead<Prefetch>(values, entries, start[0], start[R], count);
+          row_group_sum<R, T>(values, entries, x, start, sum);
+          KACC_PRAGMA_UNROLL(4)
+          for (int r = 1; r < R; ++r) {
+            update(y, i + r, alpha, static_cast<T>(traits::result(sum[r])), beta);
+          }
         } else {
           row_sum<T>(values, entries, x, index_type(row_starts(i)), index_type(row_starts(i + 1)),
-                     sum0);
+                     sum[0]);
+          for (index_type r = i + 1; r < rows; ++r) {
+            Acc rest = traits::zero();
+            row_sum<T>(values, entries, x, index_type(row_starts(r)), index_type(row_starts(r + 1)),
+                       rest);
+            update(y, r, alpha, static_cast<T>(traits::result(rest)), beta);
+          }
         }
-        update(y, i, alpha, static_cast<T>(traits::result(sum0)), beta);
+        update(y, i, alpha, static_cast<T>(traits::result(sum[0])), beta);
       });
 }
 
@@ -548,12 +606,12 @@ void csr_row(const std::string& label, const Exec& exec, const T& alpha, const M
     rows_side_by_side<T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x, beta,
                               y);
   } else if constexpr (Shape == shape::host) {
-    if (a.nnz() >= row_pair_prefetch_min_entries) {
-      row_pairs<true, T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x, beta,
-                              y);
-    } else {
-      row_pairs<false, T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x, beta,
+    if (a.nnz() >= row_group_prefetch_min_entries_v<typename M::const_values_type>) {
+      row_groups<true, T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x, beta,
                                y);
+    } else {
+      row_groups<false, T, Acc>(label, exec, row_map, values, entries, rows, a.nnz(), alpha, x,
+                                beta, y);
     }
   } else {
     using policy_type = kacc::Impl::team_policy<Exec>;
@@ -739,9 +797,9 @@ struct ell_row_starts {
 
 /// ELL: one thread per row on GPUs, where the slots of consecutive rows are adjacent, so
 /// consecutive threads read consecutive memory; on the host a row's slots are adjacent, and
-/// a work item sums two rows side by side (row_pair_sum: block loads where the format has
-/// SIMD ones), or, with the sums the host CSR kernels take csr_row_lanes rows at a time,
-/// csr_row_lanes rows (rows_side_by_side, every slot of a row, padding included).
+/// a work item sums rows side by side as the CSR row kernel does (row_groups), or, with the sums
+/// the host CSR kernels take csr_row_lanes rows at a time, csr_row_lanes rows (rows_side_by_side,
+/// every slot of a row, padding included).
 template <class T, class Acc, class Exec, class M, class X, class Y>
 void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M& a, const X& x,
              const T& beta, const Y& y) {
@@ -753,12 +811,12 @@ void ell_row(const std::string& label, const Exec& exec, const T& alpha, const M
     rows_side_by_side<T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
                               rows * width, alpha, x, beta, y);
   } else if constexpr (M::row_major) {
-    if (rows * width >= row_pair_prefetch_min_entries) {
-      row_pairs<true, T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
-                              rows * width, alpha, x, beta, y);
-    } else {
-      row_pairs<false, T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
+    if (rows * width >= row_group_prefetch_min_entries_v<typename M::const_values_type>) {
+      row_groups<true, T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
                                rows * width, alpha, x, beta, y);
+    } else {
+      row_groups<false, T, Acc>(label, exec, ell_row_starts{width}, ell.values, ell.entries, rows,
+                                rows * width, alpha, x, beta, y);
     }
   } else {
     Kokkos::parallel_for(
