@@ -334,7 +334,10 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch_run(const V& v, const index_type k0, i
 /// 30-36, int16s 43-46 -> 32-33, ELL fp16 42-43 -> 29.5-30 (Kokkos Kernels fp64 72-78; 1024
 /// entries ahead 2-6% slower, the values alone 1-5 ms faster than nothing, one hint per
 /// line rather than per 64 bytes of entries no faster; on the 4 M-row power-law matrix no
-/// change beyond noise).
+/// change beyond noise). Those were rows in pairs; with four rows (the same stencil, AMD
+/// EPYC of family 25, 2 threads, the distances side by side in one process, fp16 and bf16
+/// values, two processes each) 512 entries took 24.9-26.8 ms, 256 27.1-27.8, 1024
+/// 26.3-27.4, 2048 28.2-29.3 and 128 28.9-29.8.
 constexpr index_type row_group_prefetch_distance = 512;
 
 /// Entries from which on the host CSR row and ELL kernels prefetch (prefetch_group_ahead)
