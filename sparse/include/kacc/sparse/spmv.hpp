@@ -352,8 +352,8 @@ constexpr index_type row_group_prefetch_distance = 512;
 constexpr index_type row_pair_prefetch_min_entries = index_type(1) << 24;
 
 /// Entries from which on the host CSR row and ELL kernels prefetch where the values' format
-/// takes rows four at a time: fewer than with pairs, because a group's four rows asked for at
-/// once outrun the hardware prefetchers sooner. AMD EPYC of family 25 (Zen 4), 2 threads,
+/// takes rows four at a time: fewer than with pairs, as measured (the faster loop leaves the
+/// hardware prefetchers behind on smaller matrices). AMD EPYC of family 25 (Zen 4), 2 threads,
 /// the 27-point stencil of n^3 rows with the variants alternating in one process (several
 /// products per timing, same bits), fp16 and bf16 values, ms with the hints and without: n =
 /// 48 (2.7 M entries) 21.4-22.0 and 19.6-20.7, n = 52 (3.5 M) 21.7 and 20.0-20.5, n = 56 (4.6
