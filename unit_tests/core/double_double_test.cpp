@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -124,6 +125,53 @@ void check_operations(double add_bound, double mul_bound, double div_bound, doub
 TEST(DoubleDouble, OperationsWithinTheirBounds) {
   // Joldes, Muller and Popescu's bounds; sqrt: the tested 4u^2.
   check_operations<double_double>(3 * u * u, 4 * u * u, 15 * u * u, 4 * u * u);
+}
+
+// accumulator_traits<double_double>::add_product of two doubles (TwoProduct, then
+// double_double::add_exact_product): within 3u^2 (|x| + |a b|) (1 + 4u) of x + a b, the sum
+// normalised (hi is lo + hi rounded), and Impl::add_finite's bits. Random sums and factors
+// over a wide exponent range; in every fifth case a b cancels x's leading part, in every
+// fifth but one it cancels it but for an ulp (the sums' magnitudes then are their ulps).
+TEST(DoubleDouble, ExactProductAdditionWithinItsBound) {
+  using traits = kacc::accumulator_traits<double_double>;
+  const auto x = random_operands<double_double>(20000, 3);
+  std::mt19937_64 gen(4);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-100, 100);
+  double worst = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const double b = std::ldexp(unit(gen), exponent(gen));
+    double a = std::ldexp(unit(gen), exponent(gen));
+    if (k % 5 == 4) a = -x[k].hi / b;
+    if (k % 5 == 3) a = std::nextafter(-x[k].hi / b, 0.0);
+    double_double sum = x[k];
+    traits::add_product(sum, a, b);
+    big exact, bound, error, computed;
+    set(exact, x[k]);
+    mpfr_set_d(bound.v, a, MPFR_RNDN);
+    mpfr_mul_d(bound.v, bound.v, b, MPFR_RNDN);
+    mpfr_add(exact.v, exact.v, bound.v, MPFR_RNDN);
+    mpfr_abs(bound.v, bound.v, MPFR_RNDN);
+    set(error, x[k]);
+    mpfr_abs(error.v, error.v, MPFR_RNDN);
+    mpfr_add(bound.v, bound.v, error.v, MPFR_RNDN);
+    mpfr_mul_d(bound.v, bound.v, 3 * u * u * (1 + 4 * u), MPFR_RNDN);
+    set(computed, sum);
+    mpfr_sub(error.v, computed.v, exact.v, MPFR_RNDN);
+    mpfr_abs(error.v, error.v, MPFR_RNDN);
+    EXPECT_LE(mpfr_cmp(error.v, bound.v), 0)
+        << "case " << k << ": " << x[k] << " + " << a << " * " << b;
+    if (!mpfr_zero_p(bound.v)) {
+      mpfr_div(error.v, error.v, bound.v, MPFR_RNDU);
+      worst = std::max(worst, mpfr_get_d(error.v, MPFR_RNDU));
+    }
+    EXPECT_EQ(sum.hi + sum.lo, sum.hi) << "case " << k << ": not normalised";
+    double hi = x[k].hi, lo = x[k].lo, p, e;
+    kacc::eft::two_prod(a, b, p, e);
+    kacc::Impl::add_finite(hi, lo, p, e);
+    EXPECT_TRUE(hi == sum.hi && lo == sum.lo) << "case " << k << ": add_finite's bits differ";
+  }
+  std::cout << "worst error / bound: " << worst << "\n";
 }
 
 TEST(QuadDouble, OperationsWithinTheirBounds) {

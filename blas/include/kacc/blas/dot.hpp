@@ -28,7 +28,8 @@ inline constexpr index_type dot_block_v =
 /// formats are float-valued; otherwise each block is a lane-split sum, formats with SIMD
 /// conversions on this host are converted prefetched_stage entries at a time through block
 /// loads first, and double_double lanes sit side by side, adding by add_finite (a block whose
-/// sums do not stay finite is summed again by operator+=, so the bits are operator+='s).
+/// sums do not stay finite is summed again by double_double::add_exact_product, whose bits
+/// they then are).
 template <class T, class Acc, class X, class Y>
 KOKKOS_INLINE_FUNCTION void dot_host_block_sum(const X& x, const Y& y, index_type i,
                                                const index_type i1, Acc& sum) {

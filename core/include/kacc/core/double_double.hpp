@@ -7,7 +7,9 @@
 /// of double-word arithmetic", ACM TOMS 44(2), 2017:
 ///   double_double + double: 2u^2 (Alg. 4), double_double + double_double: 3u^2 (Alg. 6),
 ///   double_double * double: 2u^2 (Alg. 9), double_double * double_double: 4u^2 (Alg. 12),
-///   double_double / double: 3u^2 (Alg. 15), double_double / double_double: 15u^2 (Alg. 17).
+///   double_double / double: 3u^2 (Alg. 15), double_double / double_double: 15u^2 (Alg. 17);
+/// and double_double + an exact product of doubles (add_exact_product, Alg. 4 with the
+/// product's low part added to the low part first): 3u^2 (|x| + |product|) (1 + 4u), absolute.
 /// sqrt is one Newton step on the double square root; its tested bound is 4u^2. An
 /// infinite or NaN result of an operation is returned as (result, 0), so IEEE special
 /// values propagate as in double arithmetic (inf - inf = NaN).
@@ -84,6 +86,17 @@ struct double_double : detail::arithmetic_from_compound<double_double> {
     double sh, sl;
     eft::two_sum(hi, y, sh, sl);
     *this = renormalize(sh, lo + sl);
+    return *this;
+  }
+  /// Adds p + e, a product of doubles as TwoProduct gives it (|e| <= ulp(p) / 2): Alg. 4
+  /// for p with e added to the low part first, 11 additions where Alg. 6 takes 20. The
+  /// error is at most 3u^2 (|x| + |p + e|) (1 + 4u) for x the sum before (absolute, not
+  /// relative to the result as Alg. 6's: n such additions stay within 3nu^2 times the sum
+  /// of the products' magnitudes, Alg. 6's bound for a sum of n products too).
+  KOKKOS_INLINE_FUNCTION double_double& add_exact_product(double p, double e) {
+    double sh, sl;
+    eft::two_sum(hi, p, sh, sl);
+    *this = renormalize(sh, sl + (lo + e));
     return *this;
   }
   /// Subtracts y.
@@ -213,8 +226,9 @@ inline std::ostream& operator<<(std::ostream& os, const double_double& x) {
   return os << to_string(x);
 }
 
-/// double_double as an accumulator: values and exact products (TwoProduct) of doubles are
-/// added with Alg. 4 / Alg. 6, double_double products with Alg. 12.
+/// double_double as an accumulator: values are added with Alg. 4 / Alg. 6, exact products
+/// (TwoProduct) of doubles with double_double::add_exact_product, double_double products
+/// with Alg. 12 and Alg. 6.
 template <>
 struct accumulator_traits<double_double> {
   using value_type = double_double;
@@ -232,9 +246,9 @@ struct accumulator_traits<double_double> {
     if constexpr (std::is_same<A, double_double>::value || std::is_same<B, double_double>::value) {
       acc += double_double(a) * double_double(b);
     } else {
-      double p, e;  // |e| <= ulp(p) / 2: already a double_double
+      double p, e;
       eft::two_prod(static_cast<double>(a), static_cast<double>(b), p, e);
-      acc += double_double(p, e);
+      acc.add_exact_product(p, e);
     }
   }
   KOKKOS_INLINE_FUNCTION static void join(double_double& acc, const double_double& other) {
@@ -270,25 +284,20 @@ KOKKOS_FORCEINLINE_FUNCTION double subtract_on_fma_units(const double a, const d
 #endif
 }
 
-/// Adds the double_double (p, e) to the double_double (hi, lo) by Alg. 6 without
-/// renormalize's selects for infinities and NaN: the same bits as double_double::operator+=
-/// while every sum stays finite. Once a sum is not, hi stays infinite or NaN (where
-/// operator+= might keep an infinity, this may give NaN), so a loop of these additions
-/// checks its sums at the end and adds again with operator+= when any is not finite.
-/// The error terms of the two TwoSums and the sum of the last two errors go to the FMA
-/// units (add_on_fma_units), half of the 20 additions: 32 sums side by side on the Zen 4
-/// EPYC, one thread, in registers, 0.72-0.73 ns per product all on the adders, 0.52-0.53
-/// ns so (16 sums side by side, bound by the chains' latency: 0.79-0.80 and 0.72).
+/// Adds the exact product p + e to the double_double (hi, lo) as
+/// double_double::add_exact_product does, without renormalize's selects for infinities and
+/// NaN: the same bits while every sum stays finite. Once a sum is not, hi stays infinite or
+/// NaN (where add_exact_product might keep an infinity, this may give NaN), so a loop of
+/// these additions checks its sums at the end and adds again with add_exact_product when
+/// any is not finite. TwoSum's error term goes to the FMA units (add_on_fma_units), 4 of
+/// the 11 additions: 32 sums side by side on the Zen 4 EPYC, one thread, in registers,
+/// 0.33 ns per product (Alg. 6 with half of its 20 additions so: 0.54; all 11 on the
+/// adders: 0.39-0.40; the low part's two additions on the FMA units too: 0.40-0.47).
 KOKKOS_INLINE_FUNCTION void add_finite(double& hi, double& lo, double p, double e) {
   const double sh = hi + p, p_part = sh - hi;
   const double sl = add_on_fma_units(subtract_on_fma_units(hi, subtract_on_fma_units(sh, p_part)),
                                      subtract_on_fma_units(p, p_part));
-  const double th = lo + e, e_part = subtract_on_fma_units(th, lo);
-  const double tl = add_on_fma_units(subtract_on_fma_units(lo, subtract_on_fma_units(th, e_part)),
-                                     subtract_on_fma_units(e, e_part));
-  double vh, vl;
-  eft::fast_two_sum(sh, sl + th, vh, vl);
-  eft::fast_two_sum(vh, add_on_fma_units(tl, vl), hi, lo);
+  eft::fast_two_sum(sh, sl + (lo + e), hi, lo);
 }
 
 /// W double_double sums side by side (his and los in arrays of their own), so that adding W
@@ -309,7 +318,8 @@ struct double_double_lanes {
       lo[l] = lane[l].lo;
     }
   }
-  /// Adds the product a b to the sum (h, o) (FMA TwoProduct, then Alg. 6): one lane's step.
+  /// Adds the product a b to the sum (h, o) (FMA TwoProduct, then
+  /// double_double::add_exact_product): one lane's step.
   KOKKOS_FORCEINLINE_FUNCTION static void add_product(double& h, double& o, const double a,
                                                       const double b) {
     double p, e;
@@ -318,7 +328,7 @@ struct double_double_lanes {
       add_finite(h, o, p, e);
     } else {
       double_double sum(h, o);
-      sum += double_double(p, e);
+      sum.add_exact_product(p, e);
       h = sum.hi;
       o = sum.lo;
     }
@@ -338,7 +348,7 @@ struct double_double_lanes {
       lo[l] = add[l] ? o : lo[l];
     }
   }
-  /// Whether every sum is finite (with Finite: whether they are operator+='s bits).
+  /// Whether every sum is finite (with Finite: whether they are add_exact_product's bits).
   KOKKOS_INLINE_FUNCTION bool finite() const {
     int n = 0;
     for (int l = 0; l < W; ++l) n += hi[l] - hi[l] == 0;

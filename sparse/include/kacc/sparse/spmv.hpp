@@ -416,7 +416,7 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 /// one cannot hold or round either is summed by exact<double>: a row of a few entries need
 /// not clear and round a long accumulator.
 /// double_double: each sum by add_finite (double_double_lanes); a row whose sum is not
-/// finite is summed again by operator+=. compensated<double>: each row's sum by
+/// finite is summed again by add_exact_product. compensated<double>: each row's sum by
 /// accumulator_traits (the rows' steps interleave: SpMV on the 7-point stencil of a 128^3
 /// grid, 2 threads, 25.5 ms a row at a time, 10.0-10.7 ms side by side, plain fp64 8.5 ms).
 /// Each row's result has the bits of accumulator_traits<Acc>'s sum of its products. The

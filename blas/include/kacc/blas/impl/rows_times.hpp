@@ -666,7 +666,7 @@ KOKKOS_INLINE_FUNCTION void rows_axpy_double_double(const M& m, const index_type
     eft::two_prod(a, b, p, e);
     if constexpr (Checked) {
       double_double sum(h, l);
-      sum += double_double(p, e);
+      sum.add_exact_product(p, e);
       h = sum.hi;
       l = sum.lo;
     } else {
