@@ -92,7 +92,7 @@ struct double_double : detail::arithmetic_from_compound<double_double> {
   /// for p with e added to the low part first, 11 additions where Alg. 6 takes 20. The
   /// error is at most 3u^2 (|x| + |p + e|) (1 + 4u) for x the sum before (absolute, not
   /// relative to the result as Alg. 6's: n such additions stay within 3nu^2 times the sum
-  /// of the products' magnitudes, Alg. 6's bound for a sum of n products too).
+  /// of the products' magnitudes to first order, Alg. 6's bound for a sum of n products too).
   KOKKOS_INLINE_FUNCTION double_double& add_exact_product(double p, double e) {
     double sh, sl;
     eft::two_sum(hi, p, sh, sl);
