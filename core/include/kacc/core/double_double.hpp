@@ -94,10 +94,8 @@ struct double_double : detail::arithmetic_from_compound<double_double> {
   /// relative to the result as Alg. 6's: n such additions stay within 3nu^2 times the sum
   /// of the products' magnitudes to first order, Alg. 6's bound for a sum of n products too).
   KOKKOS_INLINE_FUNCTION double_double& add_exact_product(double p, double e) {
-    double sh, sl;
-    eft::two_sum(hi, p, sh, sl);
-    *this = renormalize(sh, sl + (lo + e));
-    return *this;
+    lo += e;
+    return *this += p;
   }
   /// Subtracts y.
   KOKKOS_INLINE_FUNCTION double_double& operator-=(const double_double& y) {
