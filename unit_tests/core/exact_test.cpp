@@ -4,7 +4,8 @@
 // underflow in floating point), rounding ties, signed zeros and IEEE special values; the
 // same result for any order of the additions and any split into joined parts. Also
 // kacc::Impl::round_terms_to_nearest (the rounding of a few expansion terms) on sums on,
-// next to and far from midpoints between doubles.
+// next to and far from midpoints between doubles, and exact_lanes' loops over groups of
+// entries (their expansions held in registers with AVX-512).
 #include <kacc/core/accumulator.hpp>
 #include <kacc/core/exact_lanes.hpp>
 #include <kacc_testing/exact.hpp>
@@ -254,4 +255,99 @@ TEST(Exact, RoundTermsToNearestEqualsMpfrNextToMidpoints) {
   const double negative_zeros[6] = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
   ASSERT_TRUE(kacc::Impl::round_terms_to_nearest<6>(negative_zeros, got));
   EXPECT_TRUE(same_double(0.0, got));  // an exact zero is +0
+}
+
+namespace {
+
+// An entry for the lane-group loops: uniform in [-1, 1] times 2^s, s uniform in [lo, hi];
+// float-valued where FloatValued.
+template <bool FloatValued>
+double lane_entry(std::mt19937_64& gen, int lo, int hi) {
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  double v =
+      std::ldexp(unit(gen), lo + static_cast<int>(gen() % static_cast<unsigned>(hi - lo + 1)));
+  if constexpr (FloatValued) {
+    v = static_cast<float>(v);
+    if (!std::isfinite(v) || v == 0) v = 1.0;
+  }
+  return v;
+}
+
+// exact_lanes<W>::add_product_groups and lanes_try_add_product_groups (held in registers
+// with AVX-512 where W is a multiple of 8, the portable loop otherwise) against MPFR, and
+// add_product_groups against add_products, bit for bit. Returns how many sums the try loop
+// held in its expansions.
+template <bool ExactProducts, int W>
+int check_lane_groups(int kind) {
+  std::mt19937_64 gen(static_cast<std::uint64_t>(31 * W + kind + (ExactProducts ? 7 : 0)));
+  int held = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t groups = 1 + gen() % 64, n = groups * W;
+    std::vector<double> a(n), b(n);
+    // Kind 1: exponents from -500 to 500; kind 3: tiny entries whose fp64 products lie
+    // around the bottom of the expansions' range (those below go to the long accumulator).
+    const int lo = kind == 1   ? -500
+                   : kind == 3 ? -560
+                               : 0,
+              hi = kind == 1   ? 500
+                   : kind == 3 ? -470
+                               : 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      a[k] = lane_entry<ExactProducts>(gen, lo, hi);
+      b[k] = lane_entry<ExactProducts>(gen, lo, hi);
+    }
+    if (kind == 2) {
+      // Products that cancel in pairs, every fifth pair but for 2^-20 of it, and zeros.
+      for (std::size_t k = 0; k + 1 < n; k += 2) {
+        a[k + 1] = -a[k];
+        b[k + 1] = k % 10 == 0 ? static_cast<float>(b[k] * (1 + 0x1p-20)) : b[k];
+      }
+      for (std::size_t k = 0; k < n; ++k)
+        if (gen() % 4 == 0) a[k] = 0;
+    }
+    const double want = reference(a, b);
+    // Callable where exact_lanes is (host and device), so through pointers.
+    const double *pa = a.data(), *pb = b.data();
+    const auto load = KOKKOS_LAMBDA(std::int64_t g, double* x, double* y) {
+      for (int l = 0; l < W; ++l) {
+        x[l] = pa[g * W + l];
+        y[l] = pb[g * W + l];
+      }
+    };
+    kacc::Impl::exact_lanes<W, false, ExactProducts> grouped, one_by_one;
+    grouped.add_product_groups(static_cast<std::int64_t>(groups), load);
+    for (std::size_t g = 0; g < groups; ++g) one_by_one.add_products(&a[g * W], &b[g * W]);
+    EXPECT_TRUE(same_double(want, grouped.value())) << "kind " << kind << ", trial " << trial;
+    EXPECT_TRUE(same_double(one_by_one.value(), want)) << "kind " << kind << ", trial " << trial;
+
+    using layout = kacc::Impl::exact_lane_terms<ExactProducts>;
+    std::vector<double> terms(layout::terms * W, 0.0);
+    if (kacc::Impl::lanes_try_add_product_groups<ExactProducts, W>(
+            terms.data(), static_cast<std::int64_t>(groups), load)) {
+      ++held;
+      acc_t sum = traits::zero();
+      for (double t : terms) sum.add(t);
+      EXPECT_TRUE(same_double(want, traits::result(sum))) << "kind " << kind << ", trial " << trial;
+    }
+  }
+  return held;
+}
+
+}  // namespace
+
+TEST(Exact, LaneGroupsEqualMpfr) {
+  // Uniform data stays in the expansions; wide exponents and tiny entries send fp64
+  // products out of their range, so the try loop gives up on some sums.
+  EXPECT_EQ((check_lane_groups<false, 16>(0)), 300);
+  EXPECT_EQ((check_lane_groups<true, 16>(0)), 300);
+  EXPECT_EQ((check_lane_groups<false, 4>(0)), 300);
+  EXPECT_EQ((check_lane_groups<true, 32>(0)), 300);
+  EXPECT_LT((check_lane_groups<false, 16>(1)), 300);
+  EXPECT_LT((check_lane_groups<false, 4>(1)), 300);
+  check_lane_groups<true, 16>(1);
+  check_lane_groups<false, 16>(2);
+  check_lane_groups<true, 16>(2);
+  check_lane_groups<false, 8>(2);
+  EXPECT_LT((check_lane_groups<false, 16>(3)), 300);
+  EXPECT_LT((check_lane_groups<false, 4>(3)), 300);
 }

@@ -37,13 +37,12 @@ KOKKOS_INLINE_FUNCTION void dot_host_block_sum(const X& x, const Y& y, index_typ
   constexpr int L = host_lanes;
   if constexpr (kacc::Impl::uses_exact_lanes_v<Acc, T>) {
     kacc::Impl::exact_lanes<L, false, kacc::Impl::exact_products_v<format_t<X>, format_t<Y>>> lanes;
-    for (; i + L <= i1; i += L) {
-      T xs[L], ys[L];
-      kacc::Impl::load_block<L>(x, i, xs);
-      kacc::Impl::load_block<L>(y, i, ys);
-      lanes.add_products(xs, ys);
-    }
-    for (; i < i1; ++i) lanes.add_product(convert<T>(x(i)), convert<T>(y(i)));
+    const index_type first = i, groups = (i1 - i) / L;
+    lanes.add_product_groups(groups, [&](const index_type g, T* xs, T* ys) {
+      kacc::Impl::load_block<L>(x, first + g * L, xs);
+      kacc::Impl::load_block<L>(y, first + g * L, ys);
+    });
+    for (i = first + groups * L; i < i1; ++i) lanes.add_product(convert<T>(x(i)), convert<T>(y(i)));
     lanes.add_into(sum);
   } else {
     Acc lane[L];

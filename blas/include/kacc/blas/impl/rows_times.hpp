@@ -464,15 +464,15 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
     Kokkos::parallel_for(
         label, kacc::Impl::range(exec, i0, i1), KOKKOS_LAMBDA(const index_type i) {
           kacc::Impl::exact_lanes<host_lanes, false, exact_products> lanes;
-          index_type k = k0;
-          for (; k + host_lanes <= k1; k += host_lanes) {
-            Arith ms[host_lanes], xs[host_lanes];
+          const index_type groups = (k1 - k0) / host_lanes;
+          lanes.add_product_groups(groups, [&](const index_type g, Arith* ms, Arith* xs) {
+            const index_type k = k0 + g * host_lanes;
             if (k + prefetch_distance < k1) prefetch_group<false>(m, i, k + prefetch_distance);
             m.template load_along_k<host_lanes>(i, k, ms);
             kacc::Impl::load_block<host_lanes>(x, k, xs);
-            lanes.add_products(ms, xs);
-          }
-          for (; k < k1; ++k) lanes.add_product(convert<Arith>(m(i, k)), convert<Arith>(x(k)));
+          });
+          for (index_type k = k0 + groups * host_lanes; k < k1; ++k)
+            lanes.add_product(convert<Arith>(m(i, k)), convert<Arith>(x(k)));
           out(i, static_cast<Arith>(lanes.value()));
         });
     return;
@@ -561,23 +561,24 @@ KOKKOS_INLINE_FUNCTION void rows_axpy_group_exact(const M& m, const index_type g
 }
 
 /// The host axpy shape with kacc::exact<double>: each thread owns panels of up to
-/// exact_panel_rows_v rows, in groups of 32 rows (64 where the products are exact, whose
-/// expansions have fewer terms), and walks a panel's columns exact_panel_columns at a time;
-/// within such a block each group of rows keeps its exact sums side by side in registers
-/// (lanes_try_add_products, one lane per row), so a block reads contiguous stretches of
-/// each column, and the group's chains of dependent additions overlap. GEMV 16384^2,
-/// LayoutLeft-N, 2 threads: fp64 92.4-100.3 ms in groups of 16 rows, 85.6-90.2 in groups of
-/// 32 (98.9-100.3 in 64); fp32 storage and vector 56.1-57.7 ms in 16, 50.2-53.1 in 64 (32 no
-/// faster than 16). The expansions alone hold the sums on most data; a group whose sums
-/// would need a long accumulator (products out of range, special values, a cascade
-/// remainder) is summed again by rows_axpy_group_exact, 16 rows at a time. A row's expansion
-/// is rounded by round_terms_to_nearest, through an exact<double> only where that leaves it
-/// undecided.
+/// exact_panel_rows_v rows, in groups of 32 rows, and walks a panel's columns
+/// exact_panel_columns at a time; within such a block each group of rows keeps its exact sums
+/// side by side (lanes_try_add_product_groups, one lane per row: with AVX-512 in registers),
+/// so a block reads contiguous stretches of each column, and the group's chains of dependent
+/// additions overlap. GEMV 16384^2, LayoutLeft-N, 2 threads, the Zen 4 EPYC (plain fp64
+/// 48-66 ms in these processes): groups of 32 rows took 121.5-121.6 ms in fp64 and
+/// 65.5-65.9 with fp32 storage and vector, 16 rows 218-231 and 192-195, 64 rows with fp32
+/// storage 74.7-74.8; with the sums kept in memory between columns (32 rows, 64 with fp32
+/// storage) 144.9-145.7 and 86.6-88.9. The expansions alone hold the sums on most data; a
+/// group whose sums would need a long accumulator (products out of range, special values, a
+/// cascade remainder) is summed again by rows_axpy_group_exact, 16 rows at a time. A row's
+/// expansion is rounded by round_terms_to_nearest, through an exact<double> only where that
+/// leaves it undecided.
 template <class Arith, class Exec, class M, class X, class Out>
 void rows_axpy_host_exact(const std::string& label, const Exec& exec, const M& m, index_type i0,
                           index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
   constexpr bool exact_products = exact_products_v<M, X>;
-  constexpr int L = (exact_products ? 4 : 2) * host_lanes;
+  constexpr int L = 2 * host_lanes;
   constexpr int G = static_cast<int>(exact_panel_rows_v<M> / L);
   constexpr int T = kacc::Impl::exact_lane_terms<exact_products>::terms;
   constexpr index_type C = exact_panel_columns;
@@ -598,28 +599,20 @@ void rows_axpy_host_exact(const std::string& label, const Exec& exec, const M& m
           for (int g = 0; g < groups; ++g) {
             if (!held[g]) continue;
             const index_type g0 = r0 + g * L;
-            double terms[T][L];
-            for (int t = 0; t < T; ++t)
-              for (int l = 0; l < L; ++l) terms[t][l] = state[g][t][l];
-            bool ok = true;
-            for (int j = 0; j < nc && ok; ++j) {
-              Arith ms[L], xs[L];
-              if (g0 + L <= r1) {
-                m.template load_along_i<L>(g0, kb + j, ms);
-                // The same rows of the next block's column: a block ahead of their use.
-                if (kb + C + j < k1)
-                  for (int h = 0; h < L; h += host_lanes)
-                    prefetch_group<true>(m, g0 + h, kb + C + j);
-              } else {
-                for (int l = 0; l < L; ++l)  // rows past r1 read as zero
-                  ms[l] = g0 + l < r1 ? convert<Arith>(m(g0 + l, kb + j)) : Arith(0);
-              }
-              for (int l = 0; l < L; ++l) xs[l] = xb[j];
-              ok = kacc::Impl::lanes_try_add_products<exact_products, L>(&terms[0][0], ms, xs);
-            }
-            held[g] = ok;
-            for (int t = 0; t < T; ++t)
-              for (int l = 0; l < L; ++l) state[g][t][l] = terms[t][l];
+            held[g] = kacc::Impl::lanes_try_add_product_groups<exact_products, L>(
+                &state[g][0][0], nc, [&](const index_type j, Arith* ms, Arith* xs) {
+                  if (g0 + L <= r1) {
+                    m.template load_along_i<L>(g0, kb + j, ms);
+                    // The same rows of the next block's column: a block ahead of their use.
+                    if (kb + C + j < k1)
+                      for (int h = 0; h < L; h += host_lanes)
+                        prefetch_group<true>(m, g0 + h, kb + C + j);
+                  } else {
+                    for (int l = 0; l < L; ++l)  // rows past r1 read as zero
+                      ms[l] = g0 + l < r1 ? convert<Arith>(m(g0 + l, kb + j)) : Arith(0);
+                  }
+                  for (int l = 0; l < L; ++l) xs[l] = xb[j];
+                });
           }
         }
         for (int g = 0; g < groups; ++g) {
