@@ -437,21 +437,23 @@ struct exact_lanes : exact_lane_terms<ExactProducts> {
   /// rest.
   template <int First, int Count>
   KOKKOS_FORCEINLINE_FUNCTION void cascade(double* x) {
-    if (!lanes_cascade<Count, W>(&term[First][0], x)) return;
+    if (lanes_cascade<Count, W>(&term[First][0], x)) to_rest(x);
+  }
+
+  /// A cascade's remainder x[0 .. W), to rest.
+  KOKKOS_FORCEINLINE_FUNCTION void to_rest(const double* x) {
     for (int l = 0; l < W; ++l)
       if (x[l] != 0) rest[Separate ? l : 0].add_to_words(x[l]);
     rest_used = true;
   }
 
 #if defined(KACC_EXACT_LANES_AVX512)
-  /// A remainder held_cascade leaves, to rest.
+  /// A remainder held_cascade leaves in registers, to rest.
   template <int V>
   KOKKOS_INLINE_FUNCTION void to_rest(const __m512d (&r)[V]) {
     double x[W];
     for (int v = 0; v < V; ++v) _mm512_storeu_pd(x + 8 * v, r[v]);
-    for (int l = 0; l < W; ++l)
-      if (x[l] != 0) rest[Separate ? l : 0].add_to_words(x[l]);
-    rest_used = true;
+    to_rest(x);
   }
 #endif
 
