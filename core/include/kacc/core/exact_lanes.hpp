@@ -239,9 +239,9 @@ template <bool ExactProducts, int W, class Load>
 KOKKOS_FORCEINLINE_FUNCTION bool lanes_try_add_product_groups(double* terms,
                                                               const std::int64_t groups,
                                                               const Load& load) {
-  using layout = exact_lane_terms<ExactProducts>;
 #if defined(KACC_EXACT_LANES_AVX512)
   if constexpr (W % 8 == 0) {
+    using layout = exact_lane_terms<ExactProducts>;
     constexpr int V = W / 8;
     __m512d held[layout::terms][V];
     for (int t = 0; t < layout::terms; ++t)
