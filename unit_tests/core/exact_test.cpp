@@ -285,12 +285,16 @@ int check_lane_groups(int kind) {
     const std::size_t groups = 1 + gen() % 64, n = groups * W;
     std::vector<double> a(n), b(n);
     // Kind 1: exponents from -500 to 500; kind 3: tiny entries whose fp64 products lie
-    // around the bottom of the expansions' range (those below go to the long accumulator).
+    // around the bottom of the expansions' range (those below go to the long accumulator);
+    // kind 4: products inside the range whose exponents spread too far for the expansions'
+    // terms (cascade remainders).
     const int lo = kind == 1   ? -500
                    : kind == 3 ? -560
+                   : kind == 4 ? -150
                                : 0,
               hi = kind == 1   ? 500
                    : kind == 3 ? -470
+                   : kind == 4 ? 150
                                : 0;
     for (std::size_t k = 0; k < n; ++k) {
       a[k] = lane_entry<ExactProducts>(gen, lo, hi);
@@ -345,9 +349,13 @@ TEST(Exact, LaneGroupsEqualMpfr) {
   EXPECT_LT((check_lane_groups<false, 16>(1)), 300);
   EXPECT_LT((check_lane_groups<false, 4>(1)), 300);
   check_lane_groups<true, 16>(1);
-  check_lane_groups<false, 16>(2);
-  check_lane_groups<true, 16>(2);
-  check_lane_groups<false, 8>(2);
+  // Exact zeros (a factor zero) stay in the expansions too.
+  EXPECT_EQ((check_lane_groups<false, 16>(2)), 300);
+  EXPECT_EQ((check_lane_groups<true, 16>(2)), 300);
+  EXPECT_EQ((check_lane_groups<false, 8>(2)), 300);
   EXPECT_LT((check_lane_groups<false, 16>(3)), 300);
   EXPECT_LT((check_lane_groups<false, 4>(3)), 300);
+  EXPECT_LT((check_lane_groups<false, 16>(4)), 300);
+  EXPECT_LT((check_lane_groups<true, 32>(4)), 300);
+  EXPECT_LT((check_lane_groups<false, 4>(4)), 300);
 }

@@ -13,20 +13,14 @@
 /// would send them. Every step is exact, so the sum is the same exact sum, however it is
 /// split. The loops over groups of W products (exact_lanes::add_product_groups,
 /// lanes_try_add_product_groups) keep the expansions in AVX-512 registers where the host has
-/// them, and half of each TwoSum's additions go to the FMA units, as the adders would bound
-/// the loop otherwise.
+/// them (exact_lanes_avx512.hpp).
 
 #include <kacc/core/exact.hpp>
+#include <kacc/core/exact_lanes_avx512.hpp>
 #include <kacc/core/ieee_codec.hpp>
 #include <kacc/core/pragma_simd.hpp>
 
 #include <cstdint>
-
-#if defined(__AVX512F__) && !defined(KACC_DEVICE_PASS)
-#include <immintrin.h>
-/// The lane checks of exact_lanes use AVX-512 mask instructions.
-#define KACC_EXACT_LANES_AVX512
-#endif
 
 namespace kacc {
 namespace Impl {
@@ -64,9 +58,9 @@ template <int W>
 KOKKOS_FORCEINLINE_FUNCTION bool lanes_all_zero(const double* x) {
 #if defined(KACC_EXACT_LANES_AVX512)
   if constexpr (W % 8 == 0) {
-    __m512i bits = _mm512_castpd_si512(_mm512_loadu_pd(x));
+    __m512i bits = _mm512_castpd_si512(load_written_pd(x));
     for (int l = 8; l < W; l += 8)
-      bits = _mm512_or_si512(bits, _mm512_castpd_si512(_mm512_loadu_pd(x + l)));
+      bits = _mm512_or_si512(bits, _mm512_castpd_si512(load_written_pd(x + l)));
     return _mm512_test_epi64_mask(bits, _mm512_set1_epi64(0x7fffffffffffffffll)) == 0;
   }
 #endif
@@ -74,24 +68,6 @@ KOKKOS_FORCEINLINE_FUNCTION bool lanes_all_zero(const double* x) {
   for (int l = 0; l < W; ++l) bits |= kacc::bit_cast<std::uint64_t>(x[l]) << 1;
   return bits == 0;
 }
-
-#if defined(KACC_EXACT_LANES_AVX512)
-/// lanes_in_range for 8 lanes in registers: bit l set where the expansions take p[l].
-template <bool ExactProducts>
-KOKKOS_FORCEINLINE_FUNCTION __mmask8 lanes_in_range_mask(const __m512d a, const __m512d b,
-                                                         const __m512d p) {
-  const __m512d m = _mm512_abs_pd(p);
-  __mmask8 in = _mm512_cmp_pd_mask(m, _mm512_set1_pd(exact<double>::expansion_max), _CMP_LE_OQ);
-  if constexpr (!ExactProducts) {
-    const __m512d zero = _mm512_setzero_pd();
-    in &= _mm512_cmp_pd_mask(m, _mm512_set1_pd(exact<double>::expansion_min_product), _CMP_GE_OQ);
-    const __mmask8 factor_zero =
-        _mm512_cmp_pd_mask(a, zero, _CMP_EQ_OQ) | _mm512_cmp_pd_mask(b, zero, _CMP_EQ_OQ);
-    in |= _mm512_cmp_pd_mask(p, zero, _CMP_EQ_OQ) & factor_zero;
-  }
-  return in;
-}
-#endif
 
 /// Whether the expansions take every product p[l] = a[l] b[l]: inside
 /// exact<double>::add_product's expansion range, or an exact zero (which adds nothing
@@ -103,8 +79,8 @@ KOKKOS_FORCEINLINE_FUNCTION bool lanes_in_range(const double* a, const double* b
   if constexpr (W % 8 == 0) {
     __mmask8 all = 0xff;
     for (int l = 0; l < W; l += 8)
-      all &= lanes_in_range_mask<ExactProducts>(_mm512_loadu_pd(a + l), _mm512_loadu_pd(b + l),
-                                                _mm512_loadu_pd(p + l));
+      all &= lanes_in_range_mask<ExactProducts>(load_written_pd(a + l), load_written_pd(b + l),
+                                                load_written_pd(p + l));
     return all == 0xff;
   }
 #endif
@@ -185,79 +161,17 @@ KOKKOS_FORCEINLINE_FUNCTION bool lanes_try_add_products(double* terms, const dou
   return true;
 }
 
-#if defined(KACC_EXACT_LANES_AVX512)
-/// lanes_products for a group of 8 V entries that load(g, a, b) writes into a and b, the
-/// products and errors left in registers. Returns whether the expansions take every product.
-template <bool ExactProducts, int V, class Load>
-KOKKOS_FORCEINLINE_FUNCTION bool held_products(const Load& load, const std::int64_t g,
-                                               __m512d (&p)[V], __m512d (&e)[V]) {
-  double a[8 * V], b[8 * V];
-  load(g, a, b);
-  __mmask8 in = 0xff;
-  for (int v = 0; v < V; ++v) {
-    const __m512d av = _mm512_loadu_pd(a + 8 * v), bv = _mm512_loadu_pd(b + 8 * v);
-    p[v] = _mm512_mul_pd(av, bv);
-    if constexpr (!ExactProducts) e[v] = _mm512_fmsub_pd(av, bv, p[v]);
-    in &= lanes_in_range_mask<ExactProducts>(av, bv, p[v]);
-  }
-  return in == 0xff;
-}
-
-/// lanes_cascade on expansions held in registers: r[v] into the Count terms held[0 ..
-/// Count) of 8 V lanes, each TwoSum's sum on the adders and three of its five other
-/// additions on the FMA units (the adders bound the loop otherwise). Returns whether a
-/// nonzero remainder is left in r.
-template <int Count, int V>
-KOKKOS_FORCEINLINE_FUNCTION bool held_cascade(__m512d (*held)[V], __m512d (&r)[V]) {
-  const __m512d one = _mm512_set1_pd(1.0), minus_one = _mm512_set1_pd(-1.0);
-  const __m512i magnitude = _mm512_set1_epi64(0x7fffffffffffffffll);
-  __m512d nonzero = _mm512_setzero_pd();
-  for (int t = 0; t < Count; ++t) {
-    nonzero = _mm512_setzero_pd();
-    for (int v = 0; v < V; ++v) {
-      const __m512d e = held[t][v], s = _mm512_add_pd(e, r[v]);
-      const __m512d bb = _mm512_fmadd_pd(e, minus_one, s);  // s - e
-      const __m512d e_part = _mm512_fmadd_pd(_mm512_sub_pd(s, bb), minus_one, e);
-      r[v] = _mm512_fmadd_pd(e_part, one, _mm512_sub_pd(r[v], bb));
-      held[t][v] = s;
-      nonzero = _mm512_or_pd(nonzero, r[v]);
-    }
-    // As lanes_cascade: the leading term's remainders are not checked.
-    if (t >= 1 && _mm512_test_epi64_mask(_mm512_castpd_si512(nonzero), magnitude) == 0)
-      return false;
-  }
-  return _mm512_test_epi64_mask(_mm512_castpd_si512(nonzero), magnitude) != 0;
-}
-#endif
-
 /// lanes_try_add_products for `groups` groups in turn, group g's entries written into
 /// a[0 .. W) and b[0 .. W) by load(g, a, b); false as soon as one fails. With AVX-512 the
-/// expansions stay in registers from one group to the next (held_products, held_cascade):
-/// kept in memory, every group stores and reloads them, and the stores, with the adders,
-/// bound the loop.
+/// expansions stay in registers from one group to the next (held_add_product_groups).
 template <bool ExactProducts, int W, class Load>
 KOKKOS_FORCEINLINE_FUNCTION bool lanes_try_add_product_groups(double* terms,
                                                               const std::int64_t groups,
                                                               const Load& load) {
 #if defined(KACC_EXACT_LANES_AVX512)
-  if constexpr (W % 8 == 0) {
-    using layout = exact_lane_terms<ExactProducts>;
-    constexpr int V = W / 8;
-    __m512d held[layout::terms][V];
-    for (int t = 0; t < layout::terms; ++t)
-      for (int v = 0; v < V; ++v) held[t][v] = _mm512_loadu_pd(terms + t * W + 8 * v);
-    bool ok = true;
-    for (std::int64_t g = 0; g < groups && ok; ++g) {
-      __m512d p[V], e[V];
-      ok = held_products<ExactProducts, V>(load, g, p, e) &&
-           !held_cascade<layout::product_terms, V>(held, p);
-      if constexpr (!ExactProducts)
-        ok = ok && !held_cascade<layout::error_terms, V>(held + layout::product_terms, e);
-    }
-    for (int t = 0; t < layout::terms; ++t)
-      for (int v = 0; v < V; ++v) _mm512_storeu_pd(terms + t * W + 8 * v, held[t][v]);
-    return ok;
-  }
+  if constexpr (W % 8 == 0)
+    return held_add_product_groups<exact_lane_terms<ExactProducts>, W / 8>(
+        terms, groups, load, held_give_up{}, held_give_up{});
 #endif
   for (std::int64_t g = 0; g < groups; ++g) {
     double a[W], b[W];
@@ -360,26 +274,19 @@ struct exact_lanes : exact_lane_terms<ExactProducts> {
   KOKKOS_FORCEINLINE_FUNCTION void add_product_groups(const std::int64_t groups, const Load& load) {
 #if defined(KACC_EXACT_LANES_AVX512)
     if constexpr (W % 8 == 0) {
-      constexpr int V = W / 8;
-      __m512d held[terms][V];
-      for (int t = 0; t < terms; ++t)
-        for (int v = 0; v < V; ++v) held[t][v] = _mm512_loadu_pd(&term[t][8 * v]);
-      for (std::int64_t g = 0; g < groups; ++g) {
-        __m512d p[V], e[V];
-        if (!held_products<ExactProducts, V>(load, g, p, e)) {
-          // Loaded again, so that the loop keeps no copy of the entries in memory.
-          double a[W], b[W];
-          load(g, a, b);
-          for (int l = 0; l < W; ++l) rest[Separate ? l : 0].add_product(a[l], b[l]);
-          rest_used = true;
-          continue;
-        }
-        if (held_cascade<product_terms, V>(held, p)) to_rest(p);
-        if constexpr (!ExactProducts)
-          if (held_cascade<error_terms, V>(held + product_terms, e)) to_rest(e);
-      }
-      for (int t = 0; t < terms; ++t)
-        for (int v = 0; v < V; ++v) _mm512_storeu_pd(&term[t][8 * v], held[t][v]);
+      const auto out_of_range = [&](const std::int64_t g) {
+        // Loaded again, so that the loop keeps no copy of the entries in memory.
+        double a[W], b[W];
+        load(g, a, b);
+        for (int l = 0; l < W; ++l) rest[Separate ? l : 0].add_product(a[l], b[l]);
+        rest_used = true;
+        return true;
+      };
+      const auto remainder = [&](const auto& r) {
+        to_rest(r);
+        return true;
+      };
+      held_add_product_groups<layout, W / 8>(&term[0][0], groups, load, out_of_range, remainder);
       return;
     }
 #endif

@@ -1,0 +1,155 @@
+#pragma once
+/// @file
+/// The AVX-512 register form of kacc::Impl::exact_lanes' loops over groups of products: the
+/// lanes' expansions stay in __m512d registers from one group to the next, as kept in memory
+/// every group stores and reloads them, and the stores, with the adders, bound the loop. Each
+/// TwoSum's sum stays on the adders and three of its five other additions go to the FMA units
+/// (fma(x, ±1, y): the same bits), as the adders would bound the loop otherwise. Host only;
+/// defines KACC_EXACT_LANES_AVX512 where the target has AVX-512F.
+
+#include <kacc/core/exact.hpp>
+#include <kacc/core/written_loads.hpp>
+
+#include <cstdint>
+
+#if defined(__AVX512F__) && !defined(KACC_DEVICE_PASS)
+#include <immintrin.h>
+/// The host loops of exact_lanes use AVX-512 registers and mask instructions.
+#define KACC_EXACT_LANES_AVX512
+
+namespace kacc {
+namespace Impl {
+
+/// Bit l set where |p[l]| alone lets the expansions take p[l]: |p[l]| in
+/// [exact<double>::expansion_min_product, exact<double>::expansion_max], or with
+/// ExactProducts at most expansion_max; never for inf or NaN. Positive doubles order as
+/// their bits, so one unsigned compare tests the interval (|p| - min wraps past the top
+/// below min).
+template <bool ExactProducts>
+KOKKOS_FORCEINLINE_FUNCTION __mmask8 lanes_magnitude_in_range(const __m512d p) {
+  static_assert(
+      exact<double>::expansion_min_product == 0x1p-960 && exact<double>::expansion_max == 0x1p900,
+      "kacc::Impl::lanes_magnitude_in_range: bits below for another range");
+  constexpr std::uint64_t lo = std::uint64_t{1023 - 960} << 52,
+                          hi = std::uint64_t{1023 + 900} << 52;
+  const __m512i m =
+      _mm512_and_si512(_mm512_castpd_si512(p), _mm512_set1_epi64(0x7fffffffffffffffll));
+  if constexpr (ExactProducts)
+    return _mm512_cmple_epu64_mask(m, _mm512_set1_epi64(static_cast<long long>(hi)));
+  return _mm512_cmple_epu64_mask(_mm512_sub_epi64(m, _mm512_set1_epi64(static_cast<long long>(lo))),
+                                 _mm512_set1_epi64(static_cast<long long>(hi - lo)));
+}
+
+/// lanes_in_range for 8 lanes in registers: bit l set where the expansions take
+/// p[l] = a[l] b[l], by magnitude or, without ExactProducts, as an exact zero (a factor
+/// zero; a product that underflowed to zero is not exact).
+template <bool ExactProducts>
+KOKKOS_FORCEINLINE_FUNCTION __mmask8 lanes_in_range_mask(const __m512d a, const __m512d b,
+                                                         const __m512d p) {
+  __mmask8 in = lanes_magnitude_in_range<ExactProducts>(p);
+  if constexpr (!ExactProducts) {
+    const __m512d zero = _mm512_setzero_pd();
+    const __mmask8 factor_zero =
+        _mm512_cmp_pd_mask(a, zero, _CMP_EQ_OQ) | _mm512_cmp_pd_mask(b, zero, _CMP_EQ_OQ);
+    in |= _mm512_cmp_pd_mask(p, zero, _CMP_EQ_OQ) & factor_zero;
+  }
+  return in;
+}
+
+/// lanes_products for a group of 8 V entries that load(g, a, b) writes into a and b, the
+/// products and errors left in registers. Returns whether the expansions take every
+/// product: by magnitude alone on most data, the exact zeros looked for only where that
+/// fails. The entries are read back with load_written_pd.
+template <bool ExactProducts, int V, class Load>
+KOKKOS_FORCEINLINE_FUNCTION bool held_products(const Load& load, const std::int64_t g,
+                                               __m512d (&p)[V], __m512d (&e)[V]) {
+  double a[8 * V], b[8 * V];
+  load(g, a, b);
+  __mmask8 in = 0xff;
+  for (int v = 0; v < V; ++v) {
+    const __m512d av = load_written_pd(a + 8 * v), bv = load_written_pd(b + 8 * v);
+    p[v] = _mm512_mul_pd(av, bv);
+    if constexpr (!ExactProducts) e[v] = _mm512_fmsub_pd(av, bv, p[v]);
+    in &= lanes_magnitude_in_range<ExactProducts>(p[v]);
+  }
+  if constexpr (!ExactProducts) {
+    if (in != 0xff) {
+      in = 0xff;
+      for (int v = 0; v < V; ++v)
+        in &= lanes_in_range_mask<ExactProducts>(load_written_pd(a + 8 * v),
+                                                 load_written_pd(b + 8 * v), p[v]);
+    }
+  }
+  return in == 0xff;
+}
+
+/// lanes_cascade on expansions held in registers: r[v] into the Count terms held[0 ..
+/// Count) of 8 V lanes. Returns whether a nonzero remainder is left in r.
+template <int Count, int V>
+KOKKOS_FORCEINLINE_FUNCTION bool held_cascade(__m512d (*held)[V], __m512d (&r)[V]) {
+  const __m512d one = _mm512_set1_pd(1.0), minus_one = _mm512_set1_pd(-1.0);
+  const __m512i magnitude = _mm512_set1_epi64(0x7fffffffffffffffll);
+  __m512d nonzero = _mm512_setzero_pd();
+  for (int t = 0; t < Count; ++t) {
+    nonzero = _mm512_setzero_pd();
+    for (int v = 0; v < V; ++v) {
+      const __m512d e = held[t][v], s = _mm512_add_pd(e, r[v]);
+      const __m512d bb = _mm512_fmadd_pd(e, minus_one, s);  // s - e
+      const __m512d e_part = _mm512_fmadd_pd(_mm512_sub_pd(s, bb), minus_one, e);
+      r[v] = _mm512_fmadd_pd(e_part, one, _mm512_sub_pd(r[v], bb));
+      held[t][v] = s;
+      nonzero = _mm512_or_pd(nonzero, r[v]);
+    }
+    // As lanes_cascade: the leading term's remainders are not checked.
+    if (t >= 1 && _mm512_test_epi64_mask(_mm512_castpd_si512(nonzero), magnitude) == 0)
+      return false;
+  }
+  return _mm512_test_epi64_mask(_mm512_castpd_si512(nonzero), magnitude) != 0;
+}
+
+/// The loop over `groups` groups of 8 V products, group g's entries written by load(g, a, b),
+/// with the expansions `terms` (Layout: an exact_lane_terms, term t of lane l at
+/// terms[t 8 V + l]) held in registers. A group whose products the expansions do not take
+/// goes to out_of_range(g), a cascade's nonzero remainder to remainder(r) (r: __m512d[V]);
+/// either returning false ends the loop. Returns false where it ended early.
+template <class Layout, int V, class Load, class OutOfRange, class Remainder>
+KOKKOS_FORCEINLINE_FUNCTION bool held_add_product_groups(double* terms, const std::int64_t groups,
+                                                         const Load& load,
+                                                         const OutOfRange& out_of_range,
+                                                         const Remainder& remainder) {
+  constexpr bool exact_products = Layout::error_terms == 0;
+  __m512d held[Layout::terms][V];
+  for (int t = 0; t < Layout::terms; ++t)
+    for (int v = 0; v < V; ++v) held[t][v] = _mm512_loadu_pd(terms + (t * V + v) * 8);
+  bool ok = true;
+  for (std::int64_t g = 0; g < groups && ok; ++g) {
+    __m512d p[V], e[V];
+    if (!held_products<exact_products, V>(load, g, p, e)) {
+      ok = out_of_range(g);
+      continue;
+    }
+    if (held_cascade<Layout::product_terms, V>(held, p)) ok = remainder(p);
+    if constexpr (!exact_products)
+      if (ok && held_cascade<Layout::error_terms, V>(held + Layout::product_terms, e))
+        ok = remainder(e);
+  }
+  for (int t = 0; t < Layout::terms; ++t)
+    for (int v = 0; v < V; ++v) _mm512_storeu_pd(terms + (t * V + v) * 8, held[t][v]);
+  return ok;
+}
+
+/// held_add_product_groups' answer for lanes_try_add_product_groups: end the loop.
+struct held_give_up {
+  /// A group out of range: give up.
+  KOKKOS_FORCEINLINE_FUNCTION bool operator()(std::int64_t) const { return false; }
+  /// A cascade's remainder: give up.
+  template <int V>
+  KOKKOS_FORCEINLINE_FUNCTION bool operator()(const __m512d (&)[V]) const {
+    return false;
+  }
+};
+
+}  // namespace Impl
+}  // namespace kacc
+
+#endif
