@@ -37,6 +37,7 @@
 /// Results are bit-identical to `v(i) = value`, NaN payloads included.
 
 #include <kacc/core/kernel_support.hpp>
+#include <kacc/core/written_loads.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -310,11 +311,9 @@ inline __m256 round_to_odd_float(const __m512d d) {
                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
 }
 
-/// lo and hi side by side in one register (zero-masked inserts: GCC 12 warns inside the
-/// unmasked ones' undefined operands).
+/// lo and hi side by side in one register.
 inline __m512 joined(const __m256 lo, const __m256 hi) {
-  const __m512d low = _mm512_maskz_insertf64x4(0xff, _mm512_setzero_pd(), _mm256_castps_pd(lo), 0);
-  return _mm512_castpd_ps(_mm512_maskz_insertf64x4(0xff, low, _mm256_castps_pd(hi), 1));
+  return _mm512_castpd_ps(joined_halves(_mm256_castps_pd(lo), _mm256_castps_pd(hi)));
 }
 
 /// Whether a lane of one of the n doubles from `in` (n a multiple of 8) lies strictly
