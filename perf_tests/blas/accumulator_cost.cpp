@@ -1,14 +1,14 @@
 // kacc-perf-accumulator-cost: what each accumulator of "Accuracy as a choice" costs in DOT,
-// GEMV ("N", LayoutLeft and LayoutRight) and CSR SpMV (the 3-D 7-point stencil), as the time
-// relative to plain fp64 of the same kernel, timed through the public kacc::blas::dot, gemv and
-// kacc::sparse::spmv. Every variant runs once per repetition,
-// the variants interleaved, and the median is reported. Each line also prints a checksum of
-// the result's bits, so two builds can be compared bit for bit on the same thread count.
+// GEMV ("N", LayoutLeft and LayoutRight) and CSR SpMV (a 3-D 7- or 27-point stencil), as the
+// time relative to plain fp64 of the same kernel, timed through the public kacc::blas::dot, gemv
+// and kacc::sparse::spmv. Every variant runs once per repetition, the variants interleaved, and the
+// median is reported. Each line also prints a checksum of the result's bits, so two builds can be
+// compared bit for bit on the same thread count.
 //
 // Options: kacc-perf-accumulator-cost --help.
 //
-// --spmv N: the stencil's grid is N^3 (default 128: 2^21 rows, 14.6 million entries, 200 MB of
-// matrix, far past the last-level cache).
+// --spmv N: the stencil's grid is N^3 (default 128: 2^21 rows; 14.6 million entries, 200 MB of
+// matrix with 7 points, 55.7 million entries, 670 MB with --stencil 27).
 //
 // --clock thread times the CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), which
 // a loaded machine disturbs little: run it with one thread (OMP_NUM_THREADS=1), where the
@@ -175,27 +175,32 @@ void add_gemv(std::vector<variant>& out, std::int64_t n, const std::string& name
 template <class S>
 using HostCsr = kacc::sparse::CsrMatrix<double, S, int, int, Host::device_type>;
 
-// The 7-point stencil on an n^3 grid in CSR with values stored as S: diagonal 6, neighbours -1,
-// each with a deterministic perturbation of up to 0.1 (so the products round).
+// The 7-point (points = 7) or 27-point (points = 27) stencil on an n^3 grid in CSR with values
+// stored as S: diagonal 6 (26 for 27 points), neighbours -1, each with a deterministic
+// perturbation of up to 0.1 (so the products round).
 template <class S>
-HostCsr<S> stencil7(std::int64_t n) {
+HostCsr<S> stencil(std::int64_t n, int points) {
   using M = HostCsr<S>;
   const std::int64_t rows = n * n * n;
   typename M::row_map_type row_map("stencil_row_map", rows + 1);
   std::vector<int> cols;
   std::vector<double> vals;
-  cols.reserve(static_cast<std::size_t>(7 * rows));
-  vals.reserve(static_cast<std::size_t>(7 * rows));
+  cols.reserve(static_cast<std::size_t>(points * rows));
+  vals.reserve(static_cast<std::size_t>(points * rows));
+  const double diagonal = points - 1.0;
   for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t at[3] = {r / (n * n), (r / n) % n, r % n}, step[3] = {n * n, n, 1};
-    // Columns in increasing order: the lower neighbours, the diagonal, the upper ones.
-    for (int d = 0; d < 3; ++d)
-      if (at[d] > 0) cols.push_back(static_cast<int>(r - step[d]));
-    cols.push_back(static_cast<int>(r));
-    for (int d = 2; d >= 0; --d)
-      if (at[d] < n - 1) cols.push_back(static_cast<int>(r + step[d]));
+    const std::int64_t z = r / (n * n), yy = (r / n) % n, xx = r % n;
+    // Offsets in lexicographic order: the columns in increasing order.
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const bool inside = z + dz >= 0 && z + dz < n && yy + dy >= 0 && yy + dy < n &&
+                              xx + dx >= 0 && xx + dx < n;
+          const bool in_stencil = points == 27 || std::abs(dz) + std::abs(dy) + std::abs(dx) <= 1;
+          if (inside && in_stencil) cols.push_back(static_cast<int>(r + (dz * n + dy) * n + dx));
+        }
     while (vals.size() < cols.size()) {
-      const double base = cols[vals.size()] == r ? 6.0 : -1.0;
+      const double base = cols[vals.size()] == r ? diagonal : -1.0;
       vals.push_back(base + 0.1 * hash_uniform(5, vals.size()));
     }
     row_map(r + 1) = static_cast<int>(cols.size());
@@ -210,9 +215,10 @@ HostCsr<S> stencil7(std::int64_t n) {
   return M(static_cast<int>(rows), static_cast<int>(rows), row_map, entries, values);
 }
 
-void add_spmv(std::vector<variant>& out, std::int64_t n) {
-  const auto a64 = stencil7<double>(n);
-  const auto a32 = stencil7<float>(n);
+// Adds the SpMV variants; returns the stencil's number of entries.
+std::int64_t add_spmv(std::vector<variant>& out, std::int64_t n, int points) {
+  const auto a64 = stencil<double>(n, points);
+  const auto a32 = stencil<float>(n, points);
   const std::int64_t rows = n * n * n;
   Kokkos::View<double*, Kokkos::HostSpace> x64("x64", rows), y("y", rows);
   Kokkos::View<float*, Kokkos::HostSpace> x32("x32", rows);
@@ -241,16 +247,18 @@ void add_spmv(std::vector<variant>& out, std::int64_t n) {
       [=] { kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a64, x64, 0.0, y, row); });
   add("fp64<-fp32+exact",
       [=] { kacc::sparse::spmv<double, Exact>(Host(), "N", 1.0, a32, x32, 0.0, y, row); });
+  return static_cast<std::int64_t>(a64.nnz());
 }
 
 constexpr const char* usage =
-    "kacc-perf-accumulator-cost [--dot N] [--gemv N] [--spmv N] [--reps R]\n"
+    "kacc-perf-accumulator-cost [--dot N] [--gemv N] [--spmv N] [--stencil 7|27] [--reps R]\n"
     "                           [--clock wall|thread] [--kernels dot,gemv-L,gemv-R,spmv]\n"
     "time of DOT (N entries, default 2^27), GEMV \"N\" (N x N, default 16384, LayoutLeft and\n"
-    "LayoutRight) and CSR SpMV (the 7-point stencil of N^3 rows, default 128) with each\n"
-    "accumulator (plain, compensated, double_double, exact<double>) on fp64 or fp32 storage,\n"
-    "relative to plain fp64; R interleaved repetitions (default 7), medians, and a checksum of\n"
-    "each result's bits. --clock thread: the calling thread's CPU time (run it on one thread).\n";
+    "LayoutRight) and CSR SpMV (the 7- or 27-point stencil of N^3 rows, default 7 points and\n"
+    "N = 128) with each accumulator (plain, compensated, double_double, exact<double>) on fp64\n"
+    "or fp32 storage, relative to plain fp64; R interleaved repetitions (default 7), medians,\n"
+    "and a checksum of each result's bits. --clock thread: the calling thread's CPU time (run\n"
+    "it on one thread).\n";
 
 /// The positive integer argv[i] holds, or a message naming the option.
 std::int64_t positive(const char* option, const char* value) {
@@ -278,7 +286,7 @@ int main(int argc, char* argv[]) {
   }
   Kokkos::ScopeGuard guard(argc, argv);
   std::int64_t dot_n = std::int64_t{1} << 27, gemv_n = 16384, spmv_n = 128;
-  int reps = 7;
+  int reps = 7, stencil_points = 7;
   std::string kernels = "dot,gemv-L,gemv-R,spmv";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -289,6 +297,14 @@ int main(int argc, char* argv[]) {
       gemv_n = positive("--gemv", argv[++i]);
     } else if (a == "--spmv" && has_value) {
       spmv_n = positive("--spmv", argv[++i]);
+    } else if (a == "--stencil" && has_value) {
+      const std::string points = argv[++i];
+      if (points != "7" && points != "27") {
+        std::fprintf(stderr, "kacc-perf-accumulator-cost: --stencil is 7 or 27, not '%s'\n",
+                     points.c_str());
+        return 2;
+      }
+      stencil_points = std::stoi(points);
     } else if (a == "--reps" && has_value) {
       reps = static_cast<int>(positive("--reps", argv[++i]));
     } else if (a == "--kernels" && has_value) {
@@ -327,7 +343,7 @@ int main(int argc, char* argv[]) {
   if (wanted("dot")) add_dot(vs, dot_n);
   if (wanted("gemv-L")) add_gemv<Kokkos::LayoutLeft>(vs, gemv_n, "gemv-L");
   if (wanted("gemv-R")) add_gemv<Kokkos::LayoutRight>(vs, gemv_n, "gemv-R");
-  if (wanted("spmv")) add_spmv(vs, spmv_n);
+  const std::int64_t spmv_entries = wanted("spmv") ? add_spmv(vs, spmv_n, stencil_points) : 0;
   for (auto& v : vs) v.sum = v.run();  // warm-up
   for (int r = 0; r < reps; ++r)
     for (auto& v : vs) {
@@ -339,6 +355,9 @@ int main(int argc, char* argv[]) {
     }
   std::printf("# threads %d, clock %s, %d repetitions, medians\n", Host().concurrency(),
               thread_clock ? "thread-cpu" : "wall", reps);
+  if (spmv_entries > 0)
+    std::printf("# spmv: the %d-point stencil of %lld^3 rows, %lld entries\n", stencil_points,
+                static_cast<long long>(spmv_n), static_cast<long long>(spmv_entries));
   std::printf("%-8s %-18s %12s %9s  %s\n", "kernel", "config", "seconds", "vs fp64", "checksum");
   double base = 0;
   for (auto& v : vs) {
