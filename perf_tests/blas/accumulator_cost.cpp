@@ -272,6 +272,16 @@ std::int64_t positive(const char* option, const char* value) {
   return v;
 }
 
+/// value when it is first or second, or a message naming the option.
+std::string one_of(const char* option, const char* value, const char* first, const char* second) {
+  if (std::strcmp(value, first) != 0 && std::strcmp(value, second) != 0) {
+    std::fprintf(stderr, "kacc-perf-accumulator-cost: %s is %s or %s, not '%s'\n", option, first,
+                 second, value);
+    std::exit(2);
+  }
+  return value;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -298,25 +308,13 @@ int main(int argc, char* argv[]) {
     } else if (a == "--spmv" && has_value) {
       spmv_n = positive("--spmv", argv[++i]);
     } else if (a == "--stencil" && has_value) {
-      const std::string points = argv[++i];
-      if (points != "7" && points != "27") {
-        std::fprintf(stderr, "kacc-perf-accumulator-cost: --stencil is 7 or 27, not '%s'\n",
-                     points.c_str());
-        return 2;
-      }
-      stencil_points = std::stoi(points);
+      stencil_points = std::stoi(one_of("--stencil", argv[++i], "7", "27"));
     } else if (a == "--reps" && has_value) {
       reps = static_cast<int>(positive("--reps", argv[++i]));
     } else if (a == "--kernels" && has_value) {
       kernels = argv[++i];
     } else if (a == "--clock" && has_value) {
-      const std::string clock = argv[++i];
-      if (clock != "wall" && clock != "thread") {
-        std::fprintf(stderr, "kacc-perf-accumulator-cost: --clock is wall or thread, not '%s'\n",
-                     clock.c_str());
-        return 2;
-      }
-      thread_clock = clock == "thread";
+      thread_clock = one_of("--clock", argv[++i], "wall", "thread") == "thread";
     } else if (a.rfind("--kokkos", 0) != 0) {
       std::fprintf(stderr,
                    "kacc-perf-accumulator-cost: unknown option, or one without its value: '%s'\n%s",
