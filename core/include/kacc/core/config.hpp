@@ -29,6 +29,20 @@
 #define KACC_DEVICE_PASS 1
 #endif
 
+// 512-bit vectors, under GCC with AVX-512, for the host functions that mark themselves with
+// it: GCC's tuning for recent Intel cores prefers 256-bit vectors, so the loops it vectorises
+// around kacc's AVX-512 block loads split each register of 8 widened doubles in halves
+// (vextractf64x4) before using them. The attribute changes those functions only, not the
+// rest of the program that includes kacc (its kernels are templates, compiled with the
+// application's flags). A function with it is not inlined into its caller, so it marks
+// functions that each do a block of work, never per-entry helpers; each says what it gained.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
+    defined(__AVX512F__)
+#define KACC_HOST_WIDE_VECTORS __attribute__((target("prefer-vector-width=512")))
+#else
+#define KACC_HOST_WIDE_VECTORS
+#endif
+
 // Lets an empty scale member of a proxy take no room; compilers without it just pad.
 #if defined(__has_cpp_attribute)
 #if __has_cpp_attribute(no_unique_address) && !defined(__CUDACC__) && !defined(_MSC_VER)
