@@ -36,8 +36,9 @@
 // rest of the program that includes kacc (its kernels are templates, compiled with the
 // application's flags). A function with it is not inlined into its caller, so it marks
 // functions that each do a block of work, never per-entry helpers; each says what it gained.
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
-    defined(__AVX512F__)
+// GCC 8 brought the option; compilers that define __GNUC__ without being GCC are left out.
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__) && !defined(__INTEL_COMPILER) && \
+    !defined(__NVCOMPILER) && !defined(__CUDACC__) && !defined(__HIPCC__) && defined(__AVX512F__)
 #define KACC_HOST_WIDE_VECTORS __attribute__((target("prefer-vector-width=512")))
 #else
 #define KACC_HOST_WIDE_VECTORS
