@@ -421,15 +421,14 @@ KOKKOS_INLINE_FUNCTION T csr_row_traits_sum(const RowMap& row_map, const Values&
 /// grid, 2 threads, 25.5 ms a row at a time, 10.0-10.7 ms side by side, plain fp64 8.5 ms).
 /// Each row's result has the bits of accumulator_traits<Acc>'s sum of its products. The
 /// values and column indices csr_prefetch_distance entries ahead of the group's are asked
-/// for first (of the matrix's nnz entries). With 512-bit vectors (KACC_HOST_WIDE_VECTORS;
-/// the 27-point stencil of 128^3 rows, 2 threads, Intel Xeon: exact<double> 95.5-97.6 ->
-/// 84.8-90.8 ms, double_double and compensated unchanged; same bits).
+/// for first (of the matrix's nnz entries).
 template <class T, class Acc, bool ExactProducts, class RowMap, class Values, class Entries,
           class X, class Y>
-KACC_HOST_WIDE_VECTORS KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(
-    const RowMap& row_map, const Values& values, const Entries& entries, const X& x,
-    const index_type i0, const int nr, const index_type nnz, const T& alpha, const T& beta,
-    const Y& y) {
+KOKKOS_FORCEINLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, const Values& values,
+                                                       const Entries& entries, const X& x,
+                                                       const index_type i0, const int nr,
+                                                       const index_type nnz, const T& alpha,
+                                                       const T& beta, const Y& y) {
   using compensated_traits = accumulator_traits<compensated<double>>;
   constexpr int W = csr_row_lanes;
   constexpr bool is_exact = std::is_same<Acc, exact<double>>::value;
@@ -527,6 +526,21 @@ KACC_HOST_WIDE_VECTORS KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side(
   }
 }
 
+/// csr_rows_side_by_side with 512-bit vectors (KACC_HOST_WIDE_VECTORS), which pay for
+/// exact<double> sums only. Intel Xeon, 2 threads, same bits: on the 27-point stencil of
+/// 128^3 rows exact<double> 95.5-97.6 -> 84.8-90.8 ms, double_double and compensated
+/// unchanged; on the 7-point stencil double_double 16.5-17.4 -> 17.6-18.0 ms and compensated
+/// 17.0-18.3 -> 17.9-19.6 ms slower.
+template <class T, class Acc, bool ExactProducts, class RowMap, class Values, class Entries,
+          class X, class Y>
+KACC_HOST_WIDE_VECTORS KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side_wide(
+    const RowMap& row_map, const Values& values, const Entries& entries, const X& x,
+    const index_type i0, const int nr, const index_type nnz, const T& alpha, const T& beta,
+    const Y& y) {
+  csr_rows_side_by_side<T, Acc, ExactProducts>(row_map, values, entries, x, i0, nr, nnz, alpha,
+                                               beta, y);
+}
+
 /// The host CSR row and ELL kernels with exact<double>, double_double or compensated<double>
 /// sums (T = double): csr_row_lanes rows per iteration, csr_rows_side_by_side. row_starts(i):
 /// where row i's entries start among the count entries of values and entries.
@@ -542,8 +556,12 @@ void rows_side_by_side(const std::string& label, const Exec& exec, const RowStar
       label, kacc::Impl::range(exec, 0, (rows + W - 1) / W), KOKKOS_LAMBDA(const index_type g) {
         const index_type i0 = g * W;
         const int nr = rows - i0 < W ? static_cast<int>(rows - i0) : W;
-        csr_rows_side_by_side<T, Acc, exact_products>(row_starts, values, entries, x, i0, nr, count,
-                                                      alpha, beta, y);
+        if constexpr (std::is_same<Acc, exact<double>>::value)
+          csr_rows_side_by_side_wide<T, Acc, exact_products>(row_starts, values, entries, x, i0, nr,
+                                                             count, alpha, beta, y);
+        else
+          csr_rows_side_by_side<T, Acc, exact_products>(row_starts, values, entries, x, i0, nr,
+                                                        count, alpha, beta, y);
       });
 }
 
