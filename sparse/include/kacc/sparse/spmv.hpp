@@ -541,6 +541,25 @@ KACC_HOST_WIDE_VECTORS KOKKOS_INLINE_FUNCTION void csr_rows_side_by_side_wide(
                                                beta, y);
 }
 
+/// csr_rows_side_by_side, through csr_rows_side_by_side_wide for exact<double> sums. A
+/// function of its own: device lambdas may not first capture a variable inside an if
+/// constexpr branch (nvcc).
+template <class T, class Acc, bool ExactProducts, class RowMap, class Values, class Entries,
+          class X, class Y>
+KOKKOS_FORCEINLINE_FUNCTION void csr_rows_group(const RowMap& row_map, const Values& values,
+                                                const Entries& entries, const X& x,
+                                                const index_type i0, const int nr,
+                                                const index_type nnz, const T& alpha, const T& beta,
+                                                const Y& y) {
+  if constexpr (std::is_same<Acc, exact<double>>::value) {
+    csr_rows_side_by_side_wide<T, Acc, ExactProducts>(row_map, values, entries, x, i0, nr, nnz,
+                                                      alpha, beta, y);
+  } else {
+    csr_rows_side_by_side<T, Acc, ExactProducts>(row_map, values, entries, x, i0, nr, nnz, alpha,
+                                                 beta, y);
+  }
+}
+
 /// The host CSR row and ELL kernels with exact<double>, double_double or compensated<double>
 /// sums (T = double): csr_row_lanes rows per iteration, csr_rows_side_by_side. row_starts(i):
 /// where row i's entries start among the count entries of values and entries.
@@ -556,12 +575,8 @@ void rows_side_by_side(const std::string& label, const Exec& exec, const RowStar
       label, kacc::Impl::range(exec, 0, (rows + W - 1) / W), KOKKOS_LAMBDA(const index_type g) {
         const index_type i0 = g * W;
         const int nr = rows - i0 < W ? static_cast<int>(rows - i0) : W;
-        if constexpr (std::is_same<Acc, exact<double>>::value)
-          csr_rows_side_by_side_wide<T, Acc, exact_products>(row_starts, values, entries, x, i0, nr,
-                                                             count, alpha, beta, y);
-        else
-          csr_rows_side_by_side<T, Acc, exact_products>(row_starts, values, entries, x, i0, nr,
-                                                        count, alpha, beta, y);
+        csr_rows_group<T, Acc, exact_products>(row_starts, values, entries, x, i0, nr, count, alpha,
+                                               beta, y);
       });
 }
 
