@@ -85,7 +85,7 @@ void record_launch(const char* label, std::uint32_t, std::uint64_t* id) {
 }
 
 // Few long rows (the GMRES basis's V^T w) take the split dot shape: 37 rows (on the host a
-// block of split_block_rows, whose groups of staged_rows or narrow_rows rows go side by
+// block of split_block_rows, whose groups of staged_rows or plain_rows rows go side by
 // side, and a block of 5) of split_least_entries + 333 entries, so the last piece is short.
 // Each row is a sum of pieces of at most `piece` products, the pieces then added one by
 // one, so its error is within gamma_(piece + pieces) |M||x|: tighter than the row's gamma_n.
@@ -305,9 +305,10 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::fp16, double, Kokkos::LayoutRight>(grouped, long_rows);
   expect_staged_same_bits<kacc::bf16, kacc::compensated<double>, Kokkos::LayoutLeft>(grouped,
                                                                                      long_rows);
-  // fp32 matrices with fp64 arithmetic: kacc::blas::Impl::narrow_rows rows side by side.
+  // fp32 matrices with fp64 arithmetic: kacc::blas::Impl::plain_rows rows side by side, as
+  // their fp64 twins (whose lane order GemvRowsInLaneOrder checks).
   const std::size_t narrow_grouped =
-      4 * kacc::blas::Impl::narrow_rows * static_cast<std::size_t>(Host().concurrency()) + 3;
+      4 * kacc::blas::Impl::plain_rows * static_cast<std::size_t>(Host().concurrency()) + 3;
   expect_staged_same_bits<float, double, Kokkos::LayoutRight>(narrow_grouped, long_rows);
   expect_staged_same_bits<float, double, Kokkos::LayoutLeft>(narrow_grouped, long_rows);
   // Scaled vectors (one scale) stage x and y through their SIMD block loads; the matrices,
@@ -316,7 +317,7 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
   expect_staged_same_bits<kacc::scaled<std::int8_t>, kacc::compensated<double>,
                           Kokkos::LayoutLeft>();
   expect_staged_same_bits<kacc::scaled<std::int32_t>, double, Kokkos::LayoutRight>();
-  // Scaled matrices in fp64 arithmetic, narrow_rows rows side by side through the SIMD
+  // Scaled matrices in fp64 arithmetic, plain_rows rows side by side through the SIMD
   // scaled decoders: LayoutRight rows scaled along their length (a scale per entry),
   // LayoutLeft "T" rows (columns) of one scale each, loaded all before the products.
   expect_staged_same_bits<kacc::scaled<std::int16_t>, double, Kokkos::LayoutRight>(narrow_grouped,
@@ -329,6 +330,49 @@ TEST(KernelShape, StagedBlockLoadsSameBitsAsPlainLoops) {
                                                                                   long_rows);
   expect_staged_same_bits<kacc::scaled<std::int32_t>, double, Kokkos::LayoutRight>(narrow_grouped,
                                                                                    long_rows);
+}
+
+// Plain sums in the arithmetic of the storage (fp64, fp32) in the host dot shape
+// (LayoutRight "N", LayoutLeft "T"): each row's bits are those of 16 lanes, entry k's
+// product added to lane k % 16 in the order of k, the lanes then joined pairwise, whether
+// the rows go one at a time or kacc::blas::Impl::plain_rows side by side.
+template <class T, class Layout>
+void expect_rows_in_lane_order(const std::size_t rows, const std::size_t n) {
+  constexpr int L = kacc::blas::Impl::host_lanes;
+  const auto a = wide_values(rows * n, 31), xv = wide_values(n, 32);
+  const bool k_contiguous = std::is_same<Layout, Kokkos::LayoutRight>::value;
+  Kokkos::View<T**, Layout, Kokkos::HostSpace> A("A", k_contiguous ? rows : n,
+                                                 k_contiguous ? n : rows);
+  Kokkos::View<T*, Kokkos::HostSpace> x("x", n), y("y", rows);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t k = 0; k < n; ++k)
+      (k_contiguous ? A(i, k) : A(k, i)) = static_cast<T>(a[i * n + k]);
+  for (std::size_t k = 0; k < n; ++k) x(k) = static_cast<T>(xv[k]);
+  kacc::blas::gemv<T, T>(Host(), k_contiguous ? "N" : "T", T(1), A, x, T(0), y);
+  Host().fence();
+  for (std::size_t i = 0; i < rows; ++i) {
+    T lane[L] = {};
+    for (std::size_t k = 0; k < n; ++k) {
+      const T product = (k_contiguous ? A(i, k) : A(k, i)) * x(k);
+      lane[k % L] += product;
+    }
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int l = 0; l < w; ++l) lane[l] += lane[l + w];
+    EXPECT_EQ(y(i), lane[0]) << (k_contiguous ? "N " : "T ") << sizeof(T) << "-byte row " << i;
+  }
+}
+
+TEST(KernelShape, GemvRowsInLaneOrder) {
+  const std::size_t grouped =
+      4 * kacc::blas::Impl::plain_rows * static_cast<std::size_t>(Host().concurrency()) + 3;
+  const std::size_t long_rows = kacc::blas::Impl::side_by_side_entries + 300;
+  expect_rows_in_lane_order<double, Kokkos::LayoutRight>(grouped, long_rows);
+  expect_rows_in_lane_order<double, Kokkos::LayoutLeft>(grouped, long_rows);
+  expect_rows_in_lane_order<float, Kokkos::LayoutRight>(grouped, long_rows);
+  expect_rows_in_lane_order<float, Kokkos::LayoutLeft>(grouped, long_rows);
+  // Few or short rows: one at a time.
+  expect_rows_in_lane_order<double, Kokkos::LayoutRight>(37, 1000);
+  expect_rows_in_lane_order<float, Kokkos::LayoutLeft>(37, 1000);
 }
 
 // Rows of 0 to 96 entries, so the team shape's lanes see empty, short and long rows.

@@ -107,28 +107,40 @@ constexpr int prefetched_stage = kacc::Impl::block_stage / 2;
 /// updates, rows of one 256-entry stage, took 1.1-1.5x longer side by side.
 constexpr index_type side_by_side_entries = 8 * kacc::Impl::block_stage;
 
+/// The bytes per entry of M where its entries load without SIMD conversions on this host and
+/// are summed in a plain accumulator; 0 otherwise.
+template <class Acc, class M>
+constexpr std::size_t plain_loaded_bytes() {
+  using format = typename matrix_format<M>::type;
+  if constexpr (std::is_void<format>::value) {
+    return 0;
+  } else {
+    return !M::vectorised_loads && accumulator_traits<Acc>::is_plain
+               ? sizeof(typename format_traits<format>::storage_type)
+               : 0;
+  }
+}
 /// Whether M is stored in a format narrower than Arith without SIMD block loads on this host
 /// (fp32 with fp64 arithmetic), summed in a plain accumulator.
 template <class Arith, class Acc, class M>
-inline constexpr bool narrow_plain_v = [] {
-  using format = typename matrix_format<M>::type;
-  if constexpr (std::is_void<format>::value) {
-    return false;
-  } else {
-    return !M::vectorised_loads && accumulator_traits<Acc>::is_plain &&
-           sizeof(typename format_traits<format>::storage_type) < sizeof(Arith);
-  }
-}();
-/// Whether the host dot shape takes narrow_rows rows side by side, host_lanes entries at a
-/// time (rows_dot_blocks_side_by_side): narrow_plain_v, and x does not stage either.
+inline constexpr bool narrow_plain_v =
+    plain_loaded_bytes<Acc, M>() != 0 && plain_loaded_bytes<Acc, M>() < sizeof(Arith);
+/// Whether the host dot shape takes plain_rows rows side by side, host_lanes entries at a
+/// time (rows_dot_blocks_side_by_side): plain sums of entries that load without SIMD
+/// conversions on this host, at most as wide as Arith (fp64 or fp32 storage with fp64
+/// arithmetic, fp32 with fp32), where x does not stage either.
 template <class Arith, class Acc, class M, class X>
-inline constexpr bool narrow_rows_v = narrow_plain_v<Arith, Acc, M> && !rows_staged_v<M, X>;
-/// Rows the host dot shape sums side by side where narrow_rows_v: each block of x serves
-/// them all and their sums stay in registers. GEMV with fp32 storage and fp64 arithmetic,
-/// 16384^2, 2 threads, LayoutRight-N and LayoutLeft-T: 32 ms a row at a time, 23 ms two
-/// rows, 18.7-19.1 ms four, 19.5 ms eight (plain fp32 GEMV 16-18 ms). Not for fp64 storage:
-/// four rows took 35 ms against 29 ms one at a time.
-constexpr int narrow_rows = 4;
+inline constexpr bool plain_rows_v =
+    plain_loaded_bytes<Acc, M>() != 0 && plain_loaded_bytes<Acc, M>() <= sizeof(Arith) &&
+    !rows_staged_v<M, X>;
+/// Rows the host dot shape sums side by side where plain_rows_v: each block of x serves them
+/// all and their sums stay in registers. GEMV 16384^2, 2 threads, LayoutRight-N and
+/// LayoutLeft-T, AMD EPYC, fp32 storage with fp64 arithmetic: 32 ms a row at a time, 23 ms
+/// two rows, 18.7-19.1 ms four, 19.5 ms eight (plain fp32 GEMV 16-18 ms); fp64 storage there
+/// (f004009's loops): 35 ms four rows against 29 ms one at a time. Intel Xeon, LayoutRight-N
+/// fp64 (kacc-perf-accumulator-cost, three processes each, alternating, same bits): 109-112
+/// ms one at a time, 79 ms two rows, 68-70 ms four, 68-69 ms eight (OpenBLAS dgemv 77-89 ms).
+constexpr int plain_rows = 4;
 
 /// kacc::Impl::prefetch_entries for the `count` entries of M from (i, k) along k, which the host
 /// dot shape reads where they lie consecutive in memory.
@@ -362,8 +374,10 @@ KOKKOS_INLINE_FUNCTION void rows_dot_double_double(const M& m, const X& x, const
 
 /// Rows the host dot shape with kacc::double_double sums side by side: one row's two
 /// registers of sums wait on their chains of dependent additions. GEMV 16384^2,
-/// LayoutRight-N, 2 threads: 56 ms a row at a time, 46 ms two or four rows (plain fp64 40 ms).
-constexpr int double_double_dot_rows = 2;
+/// LayoutRight-N, 2 threads, AMD EPYC: 56 ms a row at a time, 46 ms two or four rows (plain
+/// fp64 40 ms); Intel Xeon (kacc-perf-accumulator-cost, three processes each, alternating,
+/// same bits): 86.9-93.0 ms two rows, 83.0-85.0 four (plain fp64 69-73 ms).
+constexpr int double_double_dot_rows = 4;
 
 /// Joins the host_lanes double_double sums of row i pairwise and writes the row.
 template <class Arith, class Out>
@@ -416,7 +430,7 @@ KOKKOS_INLINE_FUNCTION index_type rows_dot_group_side_by_side(const M& m, const 
 
 /// The rows first .. first + rows - 1 (rows <= R) of the host dot shape over [k0, k1): the
 /// staged part of a whole group of R side by side (rows_staged_v; else its blocks of
-/// host_lanes entries, narrow_rows_v), then each row's rest (rows_dot_finish); a partial
+/// host_lanes entries, plain_rows_v), then each row's rest (rows_dot_finish); a partial
 /// group, and every row where R is 1, row by row. With 512-bit vectors
 /// (KACC_HOST_WIDE_VECTORS; GEMV 16384^2, 2 threads, Intel Xeon, LayoutLeft-T and
 /// LayoutRight-N: fp16 storage 22.8-24.0 -> 21.3-21.9 ms, bf16 24.8-25.3 -> 22.1-22.9, fp32
@@ -457,8 +471,8 @@ void rows_dot_host_side_by_side(const std::string& label, const Exec& exec, cons
 /// loop vectorises without reassociation flags. Formats with SIMD conversions on this
 /// host are first converted block_stage entries at a time through block loads, because
 /// compilers do not vectorise their scalar conversions inside this reduction, and then, for
-/// many long rows, a work item takes staged_rows rows side by side; narrower formats that do
-/// not stage take narrow_rows rows side by side.
+/// many long rows, a work item takes staged_rows rows side by side; plain sums of formats that
+/// do not stage take plain_rows rows side by side.
 template <class Arith, class Acc, class Exec, class M, class X, class Out>
 void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index_type i0,
                    index_type i1, index_type k0, index_type k1, const X& x, const Out& out) {
@@ -483,10 +497,10 @@ void rows_dot_host(const std::string& label, const Exec& exec, const M& m, index
     rows_dot_host_double_double<Arith>(label, exec, m, i0, i1, k0, k1, x, out);
     return;
   }
-  if constexpr (rows_staged_v<M, X> || narrow_rows_v<Arith, Acc, M, X>) {
+  if constexpr (rows_staged_v<M, X> || plain_rows_v<Arith, Acc, M, X>) {
     // Rows side by side only where every thread still gets several groups of them (the
     // GMRES basis's V^T w has at most a few hundred rows), and only long ones.
-    constexpr int R = rows_staged_v<M, X> ? staged_rows : narrow_rows;
+    constexpr int R = rows_staged_v<M, X> ? staged_rows : plain_rows;
     const index_type threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
     if (i1 - i0 >= 4 * R * threads && k1 - k0 >= side_by_side_entries) {
       rows_dot_host_side_by_side<R, Arith, Acc>(label, exec, m, i0, i1, k0, k1, x, out);
@@ -1076,9 +1090,9 @@ void rows_dot_split(const std::string& label, const Exec& exec, const M& m, inde
   const Kokkos::View<Acc**, Kokkos::LayoutRight, typename Exec::memory_space> partial(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "_pieces"), i1 - i0, pieces);
   if constexpr (Shape == shape::host) {
-    constexpr int R = rows_staged_v<M, X>               ? staged_rows
-                      : narrow_rows_v<Arith, Acc, M, X> ? narrow_rows
-                                                        : 1;
+    constexpr int R = rows_staged_v<M, X>              ? staged_rows
+                      : plain_rows_v<Arith, Acc, M, X> ? plain_rows
+                                                       : 1;
     const index_type blocks = (i1 - i0 + split_block_rows - 1) / split_block_rows;
     Kokkos::parallel_for(
         label + "_split", kacc::Impl::range(exec, 0, pieces * blocks),
