@@ -475,6 +475,9 @@ TEST(DoubleDouble, GemvBitsOfEachHostShape) {
     for (bool special : {false, true}) {
       check_gemv_bits<Kokkos::LayoutLeft>(trans, 70, 203, special);
       check_gemv_bits<Kokkos::LayoutRight>(trans, 70, 203, special);
+      // The row-summing shape's last group of rows short by one and whole.
+      check_gemv_bits<Kokkos::LayoutRight>(trans, 71, 203, special);
+      check_gemv_bits<Kokkos::LayoutLeft>(trans, 72, 203, special);
     }
 }
 

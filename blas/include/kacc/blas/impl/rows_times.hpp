@@ -405,8 +405,9 @@ void rows_dot_host_double_double(const std::string& label, const Exec& exec, con
             finish_double_double_row<Arith>(out, i + r, lane + r * host_lanes);
         } else {
           for (index_type row = i; row < i1; ++row) {
-            rows_dot_double_double<1, Arith>(m, x, row, k0, k1, lane);
-            finish_double_double_row<Arith>(out, row, lane);
+            double_double row_lane[host_lanes];
+            rows_dot_double_double<1, Arith>(m, x, row, k0, k1, row_lane);
+            finish_double_double_row<Arith>(out, row, row_lane);
           }
         }
       });
