@@ -29,6 +29,15 @@
 #define KACC_DEVICE_PASS 1
 #endif
 
+// KACC_UNLIKELY(condition): the condition (commas allowed, as in template arguments), marked as
+// false on most data, so that the compiler lays out and allocates registers for the other path (a
+// hot loop's values then stay in registers across a rare branch that calls out).
+#if defined(__GNUC__) || defined(__clang__)
+#define KACC_UNLIKELY(...) __builtin_expect(!!(__VA_ARGS__), 0)
+#else
+#define KACC_UNLIKELY(...) (__VA_ARGS__)
+#endif
+
 // 512-bit vectors, under GCC with AVX-512, for the host functions that mark themselves with
 // it: GCC's tuning for recent Intel cores prefers 256-bit vectors, so the loops it vectorises
 // around kacc's AVX-512 block loads split each register of 8 widened doubles in halves
