@@ -116,7 +116,7 @@ constexpr std::size_t plain_loaded_bytes() {
     return 0;
   } else {
     return !M::vectorised_loads && accumulator_traits<Acc>::is_plain
-               ? sizeof(typename format_traits<format>::storage_type)
+               ? kacc::bytes_per_entry<decltype(M::a)>()
                : 0;
   }
 }
@@ -481,9 +481,8 @@ constexpr index_type exact_prefetch_bytes = prefetch_distance * sizeof(double);
 
 /// Entries of M that exact_prefetch_bytes span.
 template <class M>
-inline constexpr index_type exact_prefetch_entries_v =
-    exact_prefetch_bytes /
-    sizeof(typename format_traits<typename matrix_format<M>::type>::storage_type);
+inline constexpr index_type exact_prefetch_entries_v = exact_prefetch_bytes /
+                                                       kacc::bytes_per_entry<decltype(M::a)>();
 
 /// Row i of the host dot shape with kacc::exact<double> over [k0, k1): host_lanes exact lanes
 /// (kacc::Impl::exact_lanes) in one pass along the row, rounded once. With 512-bit vectors
