@@ -5,7 +5,8 @@
 // same result for any order of the additions and any split into joined parts. Also
 // kacc::Impl::round_terms_to_nearest (the rounding of a few expansion terms) on sums on,
 // next to and far from midpoints between doubles, and exact_lanes' loops over groups of
-// entries (their expansions held in registers with AVX-512).
+// entries (their expansions held in registers with AVX-512) and the folds of their lanes
+// into one.
 #include <kacc/core/accumulator.hpp>
 #include <kacc/core/exact_lanes.hpp>
 #include <kacc_testing/exact.hpp>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -337,7 +339,64 @@ int check_lane_groups(int kind) {
   return held;
 }
 
+// exact_lanes<W>::value and add_into where folding the lanes into one leaves cascade
+// remainders that decide the result: in two groups, lane pi(l) takes the product p_l of
+// group 0 and -p_(l+1) of group 1 (the last lane zero), p_l of magnitude up to 2^e_l, the
+// e_l evenly spread over [-750, 750] (fp64; [-260, 250] float-valued) from the smallest up,
+// so each lane holds its two products whole, every product but p_0 cancels with one in
+// another lane, and the sum, p_0, is in the remainders of the folds only. Against MPFR,
+// bit for bit.
+template <bool ExactProducts, int W>
+void check_lane_fold() {
+  std::mt19937_64 gen(static_cast<std::uint64_t>(W + (ExactProducts ? 1 : 0)));
+  const int bottom = ExactProducts ? -260 : -750, top = ExactProducts ? 250 : 750;
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<int> lane_of(W);
+    for (int l = 0; l < W; ++l) lane_of[static_cast<std::size_t>(l)] = l;
+    std::shuffle(lane_of.begin(), lane_of.end(), gen);
+    std::vector<double> a(2 * W, 0.0), b(2 * W, 0.0);
+    for (int l = 0; l < W; ++l) {
+      const int e = bottom + (top - bottom) * l / (W - 1);
+      const double x = lane_entry<ExactProducts>(gen, e - e / 2, e - e / 2),
+                   y = lane_entry<ExactProducts>(gen, e / 2, e / 2);
+      const auto i = static_cast<std::size_t>(lane_of[static_cast<std::size_t>(l)]);
+      a[i] = x;
+      b[i] = y;
+      if (l > 0) {
+        const auto j = static_cast<std::size_t>(W + lane_of[static_cast<std::size_t>(l - 1)]);
+        a[j] = -x;
+        b[j] = y;
+      }
+    }
+    const double want = reference(a, b);
+    const double *pa = a.data(), *pb = b.data();
+    const auto load = KOKKOS_LAMBDA(std::int64_t g, double* x, double* y) {
+      for (int l = 0; l < W; ++l) {
+        x[l] = pa[g * W + l];
+        y[l] = pb[g * W + l];
+      }
+    };
+    kacc::Impl::exact_lanes<W, false, ExactProducts> rounded, joined;
+    rounded.add_product_groups(2, load);
+    joined.add_product_groups(2, load);
+    EXPECT_FALSE(rounded.rest_used) << "trial " << trial;  // each lane held its products
+    EXPECT_TRUE(same_double(want, rounded.value())) << "trial " << trial;
+    acc_t acc = traits::zero();
+    joined.add_into(acc);
+    EXPECT_TRUE(same_double(want, traits::result(acc))) << "trial " << trial;
+  }
+}
+
 }  // namespace
+
+TEST(Exact, LaneFoldsKeepTheirRemainders) {
+  check_lane_fold<false, 4>();
+  check_lane_fold<false, 8>();
+  check_lane_fold<false, 16>();
+  check_lane_fold<true, 16>();
+  check_lane_fold<false, 32>();
+  check_lane_fold<true, 32>();
+}
 
 TEST(Exact, LaneGroupsEqualMpfr) {
   // Uniform data stays in the expansions; wide exponents and tiny entries send fp64

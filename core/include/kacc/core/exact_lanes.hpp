@@ -13,7 +13,7 @@
 /// would send them. Every step is exact, so the sum is the same exact sum, however it is
 /// split. The loops over groups of W products (exact_lanes::add_product_groups,
 /// lanes_try_add_product_groups) keep the expansions in AVX-512 registers where the host has
-/// them (exact_lanes_avx512.hpp).
+/// them, and the lanes are folded into one there too (exact_lanes_avx512.hpp).
 
 #include <kacc/core/exact.hpp>
 #include <kacc/core/exact_lanes_avx512.hpp>
@@ -308,8 +308,7 @@ struct exact_lanes : exact_lane_terms<ExactProducts> {
   /// the same cascades, so only lane 0's terms go through acc's scalar path. One sum only.
   KOKKOS_INLINE_FUNCTION void add_into(exact<double>& acc) {
     static_assert(!Separate, "kacc::Impl::exact_lanes: add_into sums one sum's lanes");
-    fold<0, product_terms>();
-    if constexpr (!ExactProducts) fold<product_terms, error_terms>();
+    fold_lanes();
     add_lane_into(0, acc);
   }
 
@@ -317,8 +316,7 @@ struct exact_lanes : exact_lane_terms<ExactProducts> {
   /// when rest holds nothing and that decides, else add_into with rest as the accumulator.
   KOKKOS_INLINE_FUNCTION double value() {
     static_assert(!Separate, "kacc::Impl::exact_lanes: value rounds one sum");
-    fold<0, product_terms>();
-    if constexpr (!ExactProducts) fold<product_terms, error_terms>();
+    fold_lanes();
     double rounded;
     if (!rest_used && round_lane_to_nearest(0, rounded)) return rounded;
     for (int t = 0; t < terms; ++t) rest[0].add(term[t][0]);
@@ -347,22 +345,39 @@ struct exact_lanes : exact_lane_terms<ExactProducts> {
     if (lanes_cascade<Count, W>(&term[First][0], x)) to_rest(x);
   }
 
-  /// A cascade's remainder x[0 .. W), to rest.
+  /// A cascade's remainder x[0 .. N) (lanes 0 .. N - 1), to rest.
+  template <int N = W>
   KOKKOS_FORCEINLINE_FUNCTION void to_rest(const double* x) {
-    for (int l = 0; l < W; ++l)
+    for (int l = 0; l < N; ++l)
       if (x[l] != 0) rest[Separate ? l : 0].add_to_words(x[l]);
     rest_used = true;
   }
 
 #if defined(KACC_EXACT_LANES_AVX512)
-  /// A remainder held_cascade leaves in registers, to rest.
+  /// A remainder held_cascade or held_fold leaves in registers (lanes 0 .. 8 V - 1), to rest.
   template <int V>
   KOKKOS_INLINE_FUNCTION void to_rest(const __m512d (&r)[V]) {
-    double x[W];
+    double x[8 * V];
     for (int v = 0; v < V; ++v) _mm512_storeu_pd(x + 8 * v, r[v]);
-    to_rest(x);
+    to_rest<8 * V>(x);
   }
 #endif
+
+  /// Every lane's expansions added into lane 0's (fold; with AVX-512 held_fold); lanes
+  /// [1, W) are zero afterwards. One sum only.
+  KOKKOS_INLINE_FUNCTION void fold_lanes() {
+#if defined(KACC_EXACT_LANES_AVX512)
+    if constexpr (W % 8 == 0) {
+      const auto remainder = [&](const __m512d(&r)[1]) { to_rest(r); };
+      held_fold<product_terms, W / 8>(&term[0][0], remainder);
+      if constexpr (!ExactProducts)
+        held_fold<error_terms, W / 8>(&term[product_terms][0], remainder);
+      return;
+    }
+#endif
+    fold<0, product_terms>();
+    if constexpr (!ExactProducts) fold<product_terms, error_terms>();
+  }
 
   /// Adds lanes [w, 2w) of terms [First, First + Count) into lanes [0, w), halving w down
   /// to 1, term by term through the cascades; lanes [1, W) are zero afterwards.

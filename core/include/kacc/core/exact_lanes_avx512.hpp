@@ -1,25 +1,25 @@
 #pragma once
 /// @file
-/// The AVX-512 register form of kacc::Impl::exact_lanes' loops over groups of products: the
-/// lanes' expansions stay in __m512d registers from one group to the next, as kept in memory
-/// every group stores and reloads them, and the stores, with the adders, bound the loop. Each
-/// TwoSum's sum stays on the adders and three of its five other additions go to the FMA units
-/// (fma(x, ±1, y): the same bits), as the adders would bound the loop otherwise. Every loop
-/// over terms or registers (at most 16 steps) is unrolled in full before GCC's scalar
-/// replacement of aggregates runs (KACC_PRAGMA_UNROLL), which keeps an array in registers
-/// only where every index is a constant by then; left to the later unroller, GCC 12 kept the
-/// terms after the first on the stack, a load and a store per group on each term's chain.
-/// The rare branches (KACC_UNLIKELY) keep the calls they make from pushing the expansions to
-/// the stack too. GEMV 16384^2, LayoutRight-N, 2 threads, Intel Xeon (the row loop with
-/// 512-bit vectors): exact<double> 133.8-140.9 -> 131.5-133.5 ms, with fp32 storage
-/// unchanged (83.6-86.9, 84.6-86.0); same bits. Host only; defines KACC_EXACT_LANES_AVX512
-/// where the target has AVX-512F.
+/// The AVX-512 register form of kacc::Impl::exact_lanes' loops over groups of products (and of the
+/// fold of its lanes into one, held_fold): the lanes' expansions stay in __m512d registers from one
+/// group to the next, as kept in memory every group stores and reloads them, and the stores, with
+/// the adders, bound the loop. Each TwoSum's sum stays on the adders and three of its five other
+/// additions go to the FMA units (fma(x, ±1, y): the same bits), as the adders would bound the loop
+/// otherwise. Every loop over terms or registers (at most 16 steps) is unrolled in full before
+/// GCC's scalar replacement of aggregates runs (KACC_PRAGMA_UNROLL), which keeps an array in
+/// registers only where every index is a constant by then; left to the later unroller, GCC 12 kept
+/// the terms after the first on the stack, a load and a store per group on each term's chain. The
+/// rare branches (KACC_UNLIKELY) keep the calls they make from pushing the expansions to the stack
+/// too. GEMV 16384^2, LayoutRight-N, 2 threads, Intel Xeon (the row loop with 512-bit vectors):
+/// exact<double> 133.8-140.9 -> 131.5-133.5 ms, with fp32 storage unchanged (83.6-86.9, 84.6-86.0);
+/// same bits. Host only; defines KACC_EXACT_LANES_AVX512 where the target has AVX-512F.
 
 #include <kacc/core/exact.hpp>
 #include <kacc/core/pragma_simd.hpp>
 #include <kacc/core/written_loads.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__AVX512F__) && !defined(KACC_DEVICE_PASS)
 #include <immintrin.h>
@@ -156,6 +156,54 @@ KOKKOS_FORCEINLINE_FUNCTION bool held_add_product_groups(double* terms, const st
     for (int v = 0; v < V; ++v) _mm512_storeu_pd(terms + (t * V + v) * 8, held[t][v]);
   }
   return ok;
+}
+
+/// Lanes [W, 2 W) of x in lanes [0, W), the other lanes zero (W = 1, 2 or 4).
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION __m512d lanes_moved_down(const __m512d x) {
+  static_assert(W == 1 || W == 2 || W == 4, "kacc::Impl::lanes_moved_down: W is 1, 2 or 4");
+  const __m512i from =
+      _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(W));
+  return _mm512_maskz_permutexvar_pd(static_cast<__mmask8>((1u << W) - 1), from, x);
+}
+
+/// Folds the 8 V lanes of the Count terms at `terms` (term t of lane l at terms[t 8 V + l])
+/// into lane 0, in registers: registers 1 .. V - 1 into register 0, then lanes [w, 2 w) into
+/// [0, w) for w = 4, 2, 1, each term through held_cascade; a nonzero remainder goes to
+/// remainder(r) (r: __m512d[1]). Lanes 1 .. 8 V - 1 are zero afterwards. Each step adds
+/// only the lanes that still hold something, as a register (the portable fold adds all W
+/// lanes at every halving, through memory). The row-summing GEMV shape folds every row: 2
+/// threads, Intel Xeon, LayoutRight-N exact<double> 512^2 0.239-0.269 -> 0.118-0.125 ms,
+/// 4096^2 9.04-9.66 -> 8.20-8.39, 16384^2 131.7-136.0 -> 129.8-131.5; same bits.
+template <int Count, int V, class Remainder>
+KOKKOS_INLINE_FUNCTION void held_fold(double* terms, const Remainder& remainder) {
+  __m512d lane0[Count][1];
+  KACC_PRAGMA_UNROLL(16)
+  for (int t = 0; t < Count; ++t) lane0[t][0] = _mm512_loadu_pd(terms + t * 8 * V);
+  const auto add = [&](const __m512d x) {
+    __m512d r[1] = {x};
+    if (KACC_UNLIKELY(held_cascade<Count, 1>(lane0, r))) remainder(r);
+  };
+  for (int v = 1; v < V; ++v) {
+    KACC_PRAGMA_UNROLL(16)
+    for (int t = 0; t < Count; ++t) {
+      add(_mm512_loadu_pd(terms + (t * V + v) * 8));
+      _mm512_storeu_pd(terms + (t * V + v) * 8, _mm512_setzero_pd());
+    }
+  }
+  const auto halve = [&](const auto w) {
+    KACC_PRAGMA_UNROLL(16)
+    for (int t = 0; t < Count; ++t) {
+      const __m512d upper = lanes_moved_down<decltype(w)::value>(lane0[t][0]);
+      lane0[t][0] = _mm512_maskz_mov_pd(static_cast<__mmask8>((1u << w) - 1), lane0[t][0]);
+      add(upper);
+    }
+  };
+  halve(std::integral_constant<int, 4>{});
+  halve(std::integral_constant<int, 2>{});
+  halve(std::integral_constant<int, 1>{});
+  KACC_PRAGMA_UNROLL(16)
+  for (int t = 0; t < Count; ++t) _mm512_storeu_pd(terms + t * 8 * V, lane0[t][0]);
 }
 
 /// held_add_product_groups' answer for lanes_try_add_product_groups: end the loop.
