@@ -275,18 +275,19 @@ double lane_entry(std::mt19937_64& gen, int lo, int hi) {
   return v;
 }
 
-// The load of exact_lanes' group loops over a and b: group g's W entries of each. Callable
-// where exact_lanes is (host and device), so through pointers.
+// The load of exact_lanes' group loops over the entries at a and b: group g's W entries of
+// each. Callable where exact_lanes is (host and device), so through pointers.
 template <int W>
-auto group_loader(const std::vector<double>& a, const std::vector<double>& b) {
-  const double *pa = a.data(), *pb = b.data();
-  return KOKKOS_LAMBDA(std::int64_t g, double* x, double* y) {
+struct group_loader {
+  const double* a;
+  const double* b;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t g, double* x, double* y) const {
     for (int l = 0; l < W; ++l) {
-      x[l] = pa[g * W + l];
-      y[l] = pb[g * W + l];
+      x[l] = a[g * W + l];
+      y[l] = b[g * W + l];
     }
-  };
-}
+  }
+};
 
 // exact_lanes<W>::add_product_groups and lanes_try_add_product_groups (held in registers
 // with AVX-512 where W is a multiple of 8, the portable loop otherwise) against MPFR, and
@@ -325,7 +326,7 @@ int check_lane_groups(int kind) {
         if (gen() % 4 == 0) a[k] = 0;
     }
     const double want = reference(a, b);
-    const auto load = group_loader<W>(a, b);
+    const group_loader<W> load{a.data(), b.data()};
     kacc::Impl::exact_lanes<W, false, ExactProducts> grouped, one_by_one;
     grouped.add_product_groups(static_cast<std::int64_t>(groups), load);
     for (std::size_t g = 0; g < groups; ++g) one_by_one.add_products(&a[g * W], &b[g * W]);
@@ -375,7 +376,7 @@ void check_lane_fold() {
       }
     }
     const double want = reference(a, b);
-    const auto load = group_loader<W>(a, b);
+    const group_loader<W> load{a.data(), b.data()};
     kacc::Impl::exact_lanes<W, false, ExactProducts> rounded, joined;
     rounded.add_product_groups(2, load);
     joined.add_product_groups(2, load);
