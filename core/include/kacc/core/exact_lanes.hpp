@@ -385,10 +385,10 @@ struct exact_lanes : exact_lane_terms<ExactProducts> {
   KOKKOS_INLINE_FUNCTION void fold() {
     for (int w = W / 2; w > 0; w /= 2) {
       for (int t = First; t < First + Count; ++t) {
-        double x[W];
-        for (int l = 0; l < W; ++l) {
-          x[l] = l < w ? term[t][l + w] : 0.0;
-          if (l >= w && l < 2 * w) term[t][l] = 0;
+        double x[W] = {};
+        for (int l = 0; l < w; ++l) {
+          x[l] = term[t][l + w];
+          term[t][l + w] = 0;
         }
         cascade<First, Count>(x);
       }
