@@ -5,8 +5,8 @@
 // same result for any order of the additions and any split into joined parts. Also
 // kacc::Impl::round_terms_to_nearest (the rounding of a few expansion terms) on sums on,
 // next to and far from midpoints between doubles, and exact_lanes' loops over groups of
-// entries (their expansions held in registers with AVX-512) and the folds of their lanes
-// into one.
+// entries (their expansions held in registers with AVX-512, added by held_two_sum) and the
+// folds of their lanes into one.
 #include <kacc/core/accumulator.hpp>
 #include <kacc/core/exact_lanes.hpp>
 #include <kacc_testing/exact.hpp>
@@ -392,6 +392,50 @@ int check_lane_fold() {
 }
 
 }  // namespace
+
+#if defined(KACC_EXACT_LANES_AVX512)
+TEST(Exact, HeldTwoSumEqualsTwoSum) {
+  // Pairs of equal magnitude in both sign orders (a Fast2Sum path must still add both
+  // operands), signed zeros, and pairs whose exponents differ by 0 to 120 in either order.
+  std::vector<double> a, b;
+  for (const double m : {1.0, 0x1.fffffffffffffp-1, 0x1p-900, 3.0e200})
+    for (const double sa : {1.0, -1.0})
+      for (const double sb : {1.0, -1.0}) {
+        a.push_back(sa * m);
+        b.push_back(sb * m);
+      }
+  for (const double za : {0.0, -0.0})
+    for (const double zb : {0.0, -0.0, 1.5, -0x1p-1000}) {
+      a.push_back(za);
+      b.push_back(zb);
+      a.push_back(zb);
+      b.push_back(za);
+    }
+  std::mt19937_64 gen(17);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> shift(0, 120), base(-400, 400);
+  while (a.size() % 8 != 0 || a.size() < 4096) {
+    const int e = base(gen);
+    a.push_back(std::ldexp(mantissa(gen), e));
+    b.push_back(std::ldexp(mantissa(gen), e - shift(gen)));
+    if (gen() & 1) std::swap(a.back(), b.back());
+  }
+  for (std::size_t i = 0; i < a.size(); i += 8) {
+    __m512d err;
+    const __m512d sum =
+        kacc::Impl::held_two_sum(_mm512_loadu_pd(&a[i]), _mm512_loadu_pd(&b[i]), err);
+    double s[8], e[8];
+    _mm512_storeu_pd(s, sum);
+    _mm512_storeu_pd(e, err);
+    for (int l = 0; l < 8; ++l) {
+      double want_s, want_e;
+      kacc::eft::two_sum(a[i + l], b[i + l], want_s, want_e);
+      EXPECT_TRUE(same_double(want_s, s[l])) << a[i + l] << " + " << b[i + l];
+      EXPECT_EQ(want_e, e[l]) << a[i + l] << " + " << b[i + l];  // either sign of a zero
+    }
+  }
+}
+#endif
 
 TEST(Exact, LaneFoldsKeepTheirRemainders) {
   // Every sum's folds left remainders (with 4 lanes, where fewer terms meet, most sums').

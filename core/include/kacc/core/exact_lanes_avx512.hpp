@@ -3,16 +3,17 @@
 /// The AVX-512 register form of kacc::Impl::exact_lanes' loops over groups of products (and of the
 /// fold of its lanes into one, held_fold): the lanes' expansions stay in __m512d registers from one
 /// group to the next, as kept in memory every group stores and reloads them, and the stores, with
-/// the adders, bound the loop. Each TwoSum's sum stays on the adders and three of its five other
-/// additions go to the FMA units (fma(x, ±1, y): the same bits), as the adders would bound the loop
-/// otherwise. Every loop over terms or registers (at most 16 steps) is unrolled in full before
-/// GCC's scalar replacement of aggregates runs (KACC_PRAGMA_UNROLL), which keeps an array in
-/// registers only where every index is a constant by then; left to the later unroller, GCC 12 kept
-/// the terms after the first on the stack, a load and a store per group on each term's chain. The
-/// rare branches (KACC_UNLIKELY) keep the calls they make from pushing the expansions to the stack
-/// too. GEMV 16384^2, LayoutRight-N, 2 threads, Intel Xeon (the row loop with 512-bit vectors):
-/// exact<double> 133.8-140.9 -> 131.5-133.5 ms, with fp32 storage unchanged (83.6-86.9, 84.6-86.0);
-/// same bits. Host only; defines KACC_EXACT_LANES_AVX512 where the target has AVX-512F.
+/// the adders, bound the loop. Each TwoSum is held_two_sum: with AVX512DQ a Fast2Sum of its
+/// operands ordered by magnitude (5 instructions), else six additions of which three go to the FMA
+/// units (fma(x, ±1, y): the same bits), as the adders would bound the loop otherwise. Every loop
+/// over terms or registers (at most 16 steps) is unrolled in full before GCC's scalar replacement
+/// of aggregates runs (KACC_PRAGMA_UNROLL), which keeps an array in registers only where every
+/// index is a constant by then; left to the later unroller, GCC 12 kept the terms after the first
+/// on the stack, a load and a store per group on each term's chain. The rare branches
+/// (KACC_UNLIKELY) keep the calls they make from pushing the expansions to the stack too. GEMV
+/// 16384^2, LayoutRight-N, 2 threads, Intel Xeon (the row loop with 512-bit vectors): exact<double>
+/// 133.8-140.9 -> 131.5-133.5 ms, with fp32 storage unchanged (83.6-86.9, 84.6-86.0); same bits.
+/// Host only; defines KACC_EXACT_LANES_AVX512 where the target has AVX-512F.
 
 #include <kacc/core/exact.hpp>
 #include <kacc/core/pragma_simd.hpp>
@@ -94,11 +95,36 @@ KOKKOS_FORCEINLINE_FUNCTION bool held_products(const Load& load, const std::int6
   return in == 0xff;
 }
 
+/// TwoSum of 8 lanes of finite doubles: returns s = a + b rounded, err = a + b - s exactly. With
+/// AVX512DQ, vrangepd orders the operands by magnitude (its smaller and larger picks are
+/// complementary at equal magnitudes, the negative one the smaller, as the Intel SDM's VRANGEPD
+/// tables for opposite signs give) and Fast2Sum adds them: 5 instructions for TwoSum's 6, the same
+/// s, and the same err up to the sign of a zero (which no held term sees: a sum is -0 only when
+/// both operands are, and the terms start at +0). GEMV 16384^2, 2 threads, Intel Xeon, four
+/// processes each: exact<double> LayoutLeft-N 148.9 -> 135.9 ms (medians), LayoutRight-N 116.7 ->
+/// 114.3, with fp32 storage 84.3 -> 78.4 and 79.4 -> 74.1; DOT 2^27 94.1 -> 87.7.
+KOKKOS_FORCEINLINE_FUNCTION __m512d held_two_sum(const __m512d a, const __m512d b, __m512d& err) {
+#if defined(__AVX512DQ__)
+  constexpr int larger_magnitude = 0x7, smaller_magnitude = 0x6;  // each with its own sign
+  const __m512d big = _mm512_range_pd(a, b, larger_magnitude),
+                small = _mm512_range_pd(a, b, smaller_magnitude);
+  const __m512d s = _mm512_add_pd(big, small);
+  err = _mm512_sub_pd(small, _mm512_sub_pd(s, big));
+  return s;
+#else
+  const __m512d one = _mm512_set1_pd(1.0), minus_one = _mm512_set1_pd(-1.0);
+  const __m512d s = _mm512_add_pd(a, b);
+  const __m512d bb = _mm512_fmadd_pd(a, minus_one, s);  // s - a
+  const __m512d a_part = _mm512_fmadd_pd(_mm512_sub_pd(s, bb), minus_one, a);
+  err = _mm512_fmadd_pd(a_part, one, _mm512_sub_pd(b, bb));
+  return s;
+#endif
+}
+
 /// lanes_cascade on expansions held in registers: r[v] into the Count terms held[0 ..
 /// Count) of 8 V lanes. Returns whether a nonzero remainder is left in r.
 template <int Count, int V>
 KOKKOS_FORCEINLINE_FUNCTION bool held_cascade(__m512d (*held)[V], __m512d (&r)[V]) {
-  const __m512d one = _mm512_set1_pd(1.0), minus_one = _mm512_set1_pd(-1.0);
   const __m512i magnitude = _mm512_set1_epi64(0x7fffffffffffffffll);
   __m512d nonzero = _mm512_setzero_pd();
   KACC_PRAGMA_UNROLL(16)
@@ -106,11 +132,7 @@ KOKKOS_FORCEINLINE_FUNCTION bool held_cascade(__m512d (*held)[V], __m512d (&r)[V
     nonzero = _mm512_setzero_pd();
     KACC_PRAGMA_UNROLL(16)
     for (int v = 0; v < V; ++v) {
-      const __m512d e = held[t][v], s = _mm512_add_pd(e, r[v]);
-      const __m512d bb = _mm512_fmadd_pd(e, minus_one, s);  // s - e
-      const __m512d e_part = _mm512_fmadd_pd(_mm512_sub_pd(s, bb), minus_one, e);
-      r[v] = _mm512_fmadd_pd(e_part, one, _mm512_sub_pd(r[v], bb));
-      held[t][v] = s;
+      held[t][v] = held_two_sum(held[t][v], r[v], r[v]);
       nonzero = _mm512_or_pd(nonzero, r[v]);
     }
     // As lanes_cascade: the leading term's remainders are not checked.
