@@ -102,7 +102,8 @@ KOKKOS_FORCEINLINE_FUNCTION bool held_products(const Load& load, const std::int6
 /// s, and the same err up to the sign of a zero (which no held term sees: a sum is -0 only when
 /// both operands are, and the terms start at +0). GEMV 16384^2, 2 threads, Intel Xeon, four
 /// processes each: exact<double> LayoutLeft-N 148.9 -> 135.9 ms (medians), LayoutRight-N 116.7 ->
-/// 114.3, with fp32 storage 84.3 -> 78.4 and 79.4 -> 74.1; DOT 2^27 94.1 -> 87.7.
+/// 114.3, with fp32 storage 84.3 -> 78.4 and 79.4 -> 74.1; DOT 2^27 within the spread between
+/// processes.
 KOKKOS_FORCEINLINE_FUNCTION __m512d held_two_sum(const __m512d a, const __m512d b, __m512d& err) {
 #if defined(__AVX512DQ__)
   constexpr int larger_magnitude = 0x7, smaller_magnitude = 0x6;  // each with its own sign
