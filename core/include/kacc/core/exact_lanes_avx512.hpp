@@ -103,8 +103,9 @@ KOKKOS_FORCEINLINE_FUNCTION bool held_products(const Load& load, const std::int6
 /// both operands are, and the terms start at +0). GEMV 16384^2, 2 threads, Intel Xeon, four
 /// processes each: exact<double> LayoutLeft-N 148.9 -> 135.9 ms (medians), LayoutRight-N 116.7 ->
 /// 114.3, with fp32 storage 84.3 -> 78.4 and 79.4 -> 74.1; DOT 2^27 within the spread between
-/// processes. On an AMD EPYC (Zen 4, adders apart from the FMA units), five processes each: no
-/// slower (LayoutLeft-N 127.9 -> 131.1 ms, LayoutRight-N 111.2 -> 110.8), DOT 86.4 -> 73.4.
+/// processes. On an AMD EPYC (Zen 4, adders apart from the FMA units), five processes each: GEMV
+/// within the spread (LayoutLeft-N 127.9 -> 131.1 ms, LayoutRight-N 111.2 -> 110.8), DOT 86.4 ->
+/// 73.4.
 KOKKOS_FORCEINLINE_FUNCTION __m512d held_two_sum(const __m512d a, const __m512d b, __m512d& err) {
 #if defined(__AVX512DQ__)
   constexpr int larger_magnitude = 0x7, smaller_magnitude = 0x6;  // each with its own sign
