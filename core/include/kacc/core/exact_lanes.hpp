@@ -98,6 +98,7 @@ KOKKOS_FORCEINLINE_FUNCTION bool lanes_in_range(const double* a, const double* b
   return in_range == W;
 }
 
+KACC_SIMD_LOOPS_BEGIN
 /// Adds x[l] to lane l of the expansion of Terms terms at `terms` (term t of lane l at
 /// terms[t W + l]) by TwoSums, term by term, until no remainder is left (checked from the
 /// second term on). Returns whether a nonzero remainder is left in x after the last term.
@@ -131,6 +132,7 @@ KOKKOS_FORCEINLINE_FUNCTION bool lanes_products(const double* a, const double* b
   }
   return lanes_in_range<ExactProducts, W>(a, b, p);
 }
+KACC_SIMD_LOOPS_END
 
 /// Terms of exact_lanes' expansions: product_terms for the rounded products, then
 /// error_terms for their rounding errors (none when the products are exact).

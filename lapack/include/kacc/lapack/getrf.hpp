@@ -95,6 +95,7 @@ T largest_in_column(const std::string& label, const Exec& exec, const W& w, inde
 /// search then only locates its first row). Row interchanges reach the columns outside
 /// the panel after it is factored, column by column in pivot order (LAPACK's laswp), so
 /// each touches one column of A at a time.
+KACC_SIMD_LOOPS_BEGIN
 template <class T, shape Shape, class Exec, class AV>
 index_type getrf(const std::string& label, const Exec& exec, const AV& A,
                  std::vector<index_type>& piv) {
@@ -195,6 +196,7 @@ index_type getrf(const std::string& label, const Exec& exec, const AV& A,
   }
   return info;
 }
+KACC_SIMD_LOOPS_END
 
 }  // namespace Impl
 

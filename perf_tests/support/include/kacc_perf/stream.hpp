@@ -48,6 +48,7 @@ inline double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+KACC_SIMD_LOOPS_BEGIN
 template <class Exec = Kokkos::DefaultExecutionSpace>
 stream_result measure_stream(std::size_t bytes_per_array, int repetitions = 10) {
   using View = Kokkos::View<double*, typename Exec::memory_space>;
@@ -125,5 +126,6 @@ stream_result measure_stream(std::size_t bytes_per_array, int repetitions = 10) 
   res.update_gbs_max = *std::max_element(update.begin(), update.end());
   return res;
 }
+KACC_SIMD_LOOPS_END
 
 }  // namespace kacc_perf
