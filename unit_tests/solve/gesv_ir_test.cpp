@@ -164,6 +164,33 @@ TEST(GesvIr, SizesOneToFewHundred) {
   expect_converges(300, 1e4, factor_format::fp16, refinement::gmres);
 }
 
+// Polishing ends, as LAPACK's dgerfs does, at the first iterate whose backward error (as
+// gesv_ir computes it) is at most 2^-53: that iterate is returned and is the last in the
+// history, and the one before it was above. Without the rule a further step would be
+// taken, fail to halve the residual, and be undone.
+TEST(GesvIr, PolishStopsAtUnitRoundoff) {
+  const std::size_t n = 300;
+  const auto a = conditioned(n, 1e2, 7);
+  const auto b = random_values(n, 8);
+  Vec x("x", n);
+  const auto s = gesv_ir(Host(), make_matrix<Mat>(a, n, n), make_vector<Vec>(b), x);
+  ASSERT_EQ(s.outcome, ir_outcome::converged) << to_string(s.reason);
+  double an = 0, xn = 0, bn = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double row = 0;
+    for (std::size_t j = 0; j < n; ++j) row += std::fabs(a[i * n + j]);
+    an = std::max(an, row);
+    xn = std::max(xn, std::fabs(x(i)));
+    bn = std::max(bn, std::fabs(b[i]));
+  }
+  const auto& h = s.residual_history;
+  ASSERT_GE(h.size(), 2u);
+  const double roundoff = 0x1p-53 * (an * xn + bn);
+  EXPECT_LE(h.back(), roundoff * (1 + 1e-9));
+  EXPECT_GT(h[h.size() - 2], roundoff * (1 - 1e-9));
+  EXPECT_LE(s.backward_error, 0x1p-53 * (1 + 1e-9));
+}
+
 // Order 2000 (the largest the tests reach; random, so kappa is about 1e4 to 1e5 and the
 // LU spans 16 panels): every factor format converges, with its default refinement and
 // with GMRES-IR.

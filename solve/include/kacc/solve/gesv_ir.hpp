@@ -325,6 +325,9 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
       rn = residual();
       const double xn = Impl::norm_inf(exec, xw);
       status.residual_history.push_back(rn);
+      // Polishing ends, as LAPACK's dgerfs does, once the backward error is at the unit
+      // roundoff, that of rounding A and b to fp64 themselves.
+      const bool at_roundoff = rn <= 0x1p-53 * (norm_a * xn + norm_b);
       if (met) {
         // Polishing: keep a step only if it met the tolerance and halved the residual.
         if (!(rn < 0.5 * kept && rn <= tol * xn * norm_a)) {
@@ -332,12 +335,13 @@ ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
           rn = kept;
           return ir_reason::none;
         }
+        if (at_roundoff) return ir_reason::none;
         kept = rn;
         Kokkos::deep_copy(exec, xk, xw);
       } else {
         if (!std::isfinite(rn) || !std::isfinite(xn)) return ir_reason::not_a_number;
         if (rn <= tol * xn * norm_a) {
-          if (!options.polish || rn == 0) return ir_reason::none;
+          if (!options.polish || at_roundoff) return ir_reason::none;
           met = true;
           kept = rn;
           Kokkos::deep_copy(exec, xk, xw);

@@ -39,10 +39,12 @@ struct ir_options {
   double tolerance = 0;
   /// Most refinement steps (corrections) before giving up: dsgesv's 30.
   int max_outer = 30;
-  /// After meeting the tolerance, keep refining while a step halves the residual norm
-  /// (within max_outer steps in all), so x is as accurate as the refinement can make it
-  /// (usually one more step; the step that fails to halve it is undone but counted, and
-  /// its residual is in the history). Off: stop at the tolerance, as dsgesv.
+  /// After meeting the tolerance, keep refining while a step halves the residual norm and
+  /// the backward error ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) is above the
+  /// unit roundoff 2^-53 (within max_outer steps in all; LAPACK dgerfs' rule), so x is as
+  /// accurate as the refinement can make it (the step that fails to halve the residual is
+  /// undone but counted, and its residual is in the history). Off: stop at the tolerance,
+  /// as dsgesv.
   bool polish = true;
   /// A refinement stagnates, and is given up, when `stagnation_steps` steps in a row fail
   /// to halve the smallest residual norm seen before them. With GMRES-IR, one such step
