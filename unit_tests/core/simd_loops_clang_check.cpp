@@ -1,4 +1,5 @@
-// Instantiates kacc's loops marked KACC_PRAGMA_SIMD (kacc/core/pragma_simd.hpp), for the
+// Instantiates the library's loops marked KACC_PRAGMA_SIMD (kacc/core/pragma_simd.hpp; the
+// one in perf_tests' measure_stream is left to a clang build of perf_tests), for the
 // compile check core_simd_loops_clang_ubsan: clang with -fsanitize=undefined vectorises
 // none of them and warns (-Wpass-failed), an error under -Werror, unless
 // KACC_SIMD_LOOPS_BEGIN and KACC_SIMD_LOOPS_END enclose their definitions.
