@@ -1105,6 +1105,8 @@ TEST(Gmres, SingularMatricesAreReported) {
   EXPECT_EQ(s0.reason, kso::stop_reason::breakdown) << s0.message;
   EXPECT_EQ(s0.iterations, 1);
   EXPECT_EQ(host_of(x), std::vector<double>(144, 0.0));
+  // The recurrence's estimates say so too: nothing was gained, no residual of zero.
+  for (const double h : s0.residual_history) EXPECT_EQ(h, 1.0);
   // One empty row and a b not in the range: no x reaches the tolerance.
   ks::CooMatrix empty_row = p.coo;
   for (std::size_t k = 0; k < empty_row.nnz(); ++k)

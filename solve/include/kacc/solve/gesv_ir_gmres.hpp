@@ -7,7 +7,9 @@
 
 #include <kacc/blas/gemv.hpp>
 #include <kacc/blas/nrm2.hpp>
+#include <kacc/solve/givens_least_squares.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -39,7 +41,8 @@ int gmres_correction(const Exec& exec, const Vector& r, const Vector& d, int res
   Vector w("kacc::solve::gmres_w", n);
   Kokkos::View<double*, memory_space> h("kacc::solve::gmres_h", m + 1);
   auto h_host = Kokkos::create_mirror_view(h);
-  std::vector<double> H((m + 1) * m), cs(m), sn(m), g(m + 1), y(m);
+  GivensLeastSquares ls(m);
+  std::vector<double> column(m + 1), y(m);
   Kokkos::deep_copy(exec, d, 0.0);
   int iterations = 0;
   double beta0 = -1;
@@ -56,59 +59,46 @@ int gmres_correction(const Exec& exec, const Vector& r, const Vector& d, int res
     if (beta0 < 0) beta0 = beta;
     if (!(beta > tolerance * beta0) || !std::isfinite(beta)) break;
     blas::scal(exec, 1.0 / beta, v0);
-    std::fill(g.begin(), g.end(), 0.0);
-    g[0] = beta;
+    ls.reset(beta);
+    double estimate = beta;
     int k = 0;
     for (int j = 0; j < m && iterations < max_iterations; ++j) {
       apply_a(Kokkos::subview(V, Kokkos::ALL(), j), w);
       apply_m(w);
       const auto Vj = Kokkos::subview(V, Kokkos::ALL(), Kokkos::make_pair(0, j + 1));
       const auto hj = Kokkos::subview(h, Kokkos::make_pair(0, j + 1));
-      for (int i = 0; i <= j; ++i) H[j * (m + 1) + i] = 0;
+      std::fill(column.begin(), column.begin() + j + 1, 0.0);
       for (int pass = 0; pass < 2; ++pass) {
         blas::gemv(exec, "T", 1.0, Vj, w, 0.0, hj);
         blas::gemv(exec, "N", -1.0, Vj, hj, 1.0, w);
         Kokkos::deep_copy(exec, h_host, h);
         exec.fence();
-        for (int i = 0; i <= j; ++i) H[j * (m + 1) + i] += h_host(i);
+        for (int i = 0; i <= j; ++i) column[i] += h_host(i);
       }
       const double hn = blas::nrm2(exec, w);
-      H[j * (m + 1) + j + 1] = hn;
+      column[j + 1] = hn;
       if (hn > 0) {
         const auto vn = Kokkos::subview(V, Kokkos::ALL(), j + 1);
         Kokkos::deep_copy(exec, vn, w);
         blas::scal(exec, 1.0 / hn, vn);
       }
-      double* col = &H[j * (m + 1)];
-      for (int i = 0; i < j; ++i) {
-        const double t = cs[i] * col[i] + sn[i] * col[i + 1];
-        col[i + 1] = -sn[i] * col[i] + cs[i] * col[i + 1];
-        col[i] = t;
-      }
-      const double rho = std::hypot(col[j], col[j + 1]);
-      cs[j] = rho > 0 ? col[j] / rho : 1;
-      sn[j] = rho > 0 ? col[j + 1] / rho : 0;
-      col[j] = rho;
-      col[j + 1] = 0;
-      g[j + 1] = -sn[j] * g[j];
-      g[j] = cs[j] * g[j];
+      estimate = ls.add_column(j, column.data());
       ++iterations;
       k = j + 1;
-      if (!(std::fabs(g[j + 1]) > tolerance * beta0) || !(hn > 0)) break;
+      if (!(estimate > tolerance * beta0) || !(hn > 0)) break;
     }
-    // y = H(0:k, 0:k)^{-1} g(0:k); d += V(:, 0:k) y. A zero on H's diagonal (a breakdown
-    // on a singular preconditioned matrix) drops that direction.
-    for (int i = k - 1; i >= 0; --i) {
-      double s = g[i];
-      for (int q = i + 1; q < k; ++q) s -= H[q * (m + 1) + i] * y[q];
-      y[i] = H[i * (m + 1) + i] != 0 ? s / H[i * (m + 1) + i] : 0;
+    // d += V(:, 0:k) y with the columns whose triangle is nonsingular (a breakdown on a
+    // singular preconditioned matrix leaves the others out).
+    k = ls.nonsingular_columns(k);
+    if (k > 0) {
+      ls.solve(k, y.data());
+      for (int i = 0; i < k; ++i) h_host(i) = y[i];
+      Kokkos::deep_copy(exec, h, h_host);
+      exec.fence();  // h_host is written again before the next copy
+      const auto Vk = Kokkos::subview(V, Kokkos::ALL(), Kokkos::make_pair(0, k));
+      blas::gemv(exec, "N", 1.0, Vk, Kokkos::subview(h, Kokkos::make_pair(0, k)), 1.0, d);
     }
-    for (int i = 0; i < k; ++i) h_host(i) = y[i];
-    Kokkos::deep_copy(exec, h, h_host);
-    exec.fence();  // h_host is written again before the next copy
-    const auto Vk = Kokkos::subview(V, Kokkos::ALL(), Kokkos::make_pair(0, k));
-    blas::gemv(exec, "N", 1.0, Vk, Kokkos::subview(h, Kokkos::make_pair(0, k)), 1.0, d);
-    if (!(std::fabs(g[k]) > tolerance * beta0)) break;
+    if (!(estimate > tolerance * beta0)) break;
   }
   exec.fence();
   return iterations;

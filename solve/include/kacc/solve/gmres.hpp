@@ -33,6 +33,7 @@
 /// converged x: the next cycle starts from the true residual.
 
 #include <kacc/blas/gemv.hpp>
+#include <kacc/solve/givens_least_squares.hpp>
 #include <kacc/solve/operator.hpp>
 #include <kacc/solve/space.hpp>
 #include <kacc/solve/status.hpp>
@@ -98,67 +99,6 @@ void store_column(const Exec& exec, const Column& column, const Vector& w, doubl
                          store_scaled<Column, Vector>{column, w, scale});
   }
 }
-
-/// The small dense part of GMRES on the host: the Hessenberg matrix reduced to upper
-/// triangular form by Givens rotations as columns arrive, and the rotated right-hand side.
-class GivensLeastSquares {
- public:
-  explicit GivensLeastSquares(int m)
-      : m_(m), h_(static_cast<std::size_t>(m + 1) * m), c_(m), s_(m), g_(m + 1) {}
-
-  /// Starts a cycle whose initial residual has norm beta.
-  void reset(double beta) {
-    std::fill(g_.begin(), g_.end(), 0.0);
-    g_[0] = beta;
-  }
-
-  /// Column j of the Hessenberg matrix (j + 2 entries): rotates it, adds the rotation that
-  /// zeroes its last entry, and returns |g(j + 1)|, the residual norm of the
-  /// least-squares problem after j + 1 steps.
-  double add_column(int j, const double* column) {
-    double* hj = &h(0, j);
-    for (int i = 0; i <= j + 1; ++i) hj[i] = column[i];
-    for (int i = 0; i < j; ++i) {
-      const double t = c_[i] * hj[i] + s_[i] * hj[i + 1];
-      hj[i + 1] = -s_[i] * hj[i] + c_[i] * hj[i + 1];
-      hj[i] = t;
-    }
-    const double d = std::hypot(hj[j], hj[j + 1]);
-    c_[j] = d > 0 ? hj[j] / d : 1.0;
-    s_[j] = d > 0 ? hj[j + 1] / d : 0.0;
-    hj[j] = d;
-    hj[j + 1] = 0;
-    g_[j + 1] = -s_[j] * g_[j];
-    g_[j] = c_[j] * g_[j];
-    return std::fabs(g_[j + 1]);
-  }
-
-  /// The leading columns (at most k) whose triangular part is nonsingular: diagonal
-  /// entries at most 1e-14 times the largest stop the count.
-  int nonsingular_columns(int k) const {
-    double largest = 0;
-    for (int j = 0; j < k; ++j)
-      for (int i = 0; i <= j; ++i) largest = std::fmax(largest, std::fabs(h(i, j)));
-    for (int j = 0; j < k; ++j)
-      if (!(std::fabs(h(j, j)) > 1e-14 * largest)) return j;
-    return k;
-  }
-
-  /// y(0..k-1) solving R y = g by back substitution.
-  void solve(int k, double* y) const {
-    for (int i = k - 1; i >= 0; --i) {
-      double s = g_[i];
-      for (int j = i + 1; j < k; ++j) s -= h(i, j) * y[j];
-      y[i] = s / h(i, i);
-    }
-  }
-
- private:
-  double& h(int i, int j) { return h_[static_cast<std::size_t>(j) * (m_ + 1) + i]; }
-  double h(int i, int j) const { return h_[static_cast<std::size_t>(j) * (m_ + 1) + i]; }
-  int m_;
-  std::vector<double> h_, c_, s_, g_;
-};
 
 /// h = V^T w, w -= V h for the basis [v0, v(:, 1..j)] (v0 in fp64, the others stored
 /// times `scale`), twice (CGS2); the sum of both passes' coefficients lands in
