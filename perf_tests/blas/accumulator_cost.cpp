@@ -285,15 +285,7 @@ std::string one_of(const char* option, const char* value, const char* first, con
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  const auto help = kacc_perf::requested_help(argc, argv);
-  if (help == kacc_perf::help_request::usage) {
-    std::printf("%s%s", usage, kacc_perf::kokkos_options_hint);
-    return 0;
-  }
-  if (help == kacc_perf::help_request::kokkos) {
-    Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
-    return 0;
-  }
+  if (kacc_perf::answer_help(argc, argv, usage)) return 0;
   Kokkos::ScopeGuard guard(argc, argv);
   std::int64_t dot_n = std::int64_t{1} << 27, gemv_n = 16384, spmv_n = 128;
   int reps = 7, stencil_points = 7;

@@ -701,31 +701,23 @@ double openblas_dgemv_speedup(int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto help = kacc_perf::requested_help(argc, argv);
-  if (help == kacc_perf::help_request::usage) {
-    fmt::print(
-        "kacc-perf-blas [--quick|--full] [--accumulators] [--no-accuracy] [--out DIR]\n"
-        "               [--benchmark_filter=REGEX ...]\n"
-        "speed and accuracy of kacc DOT, GEMV and TRSV in every storage configuration against\n"
-        "OpenBLAS and Kokkos Kernels; writes blas_speed.csv, blas_accuracy.csv,\n"
-        "blas_summary.csv and blas.json into DIR (default: the current folder).\n"
-        "  --quick  smoke run, one size per kernel; --full  larger sizes, more repetitions\n"
-        "  --accumulators  also DOT and GEMV summed in compensated, double_double, quad_double\n"
-        "           and exact<double>: time, and error on the usual data and on GenDot data of\n"
-        "           condition 1e16 (distribution cond1e16)\n"
-        "  --no-accuracy  speed only: blas_accuracy.csv holds its header alone and the accuracy\n"
-        "           targets read MISSING\n"
-        "  --benchmark_*  Google Benchmark's options; --benchmark_list_tests prints the\n"
-        "           benchmarks' names (each size set up in turn) and writes no file\n"
-        "{}",
-        kacc_perf::kokkos_options_hint);
+  if (kacc_perf::answer_help(
+          argc, argv,
+          "kacc-perf-blas [--quick|--full] [--accumulators] [--no-accuracy] [--out DIR]\n"
+          "               [--benchmark_filter=REGEX ...]\n"
+          "speed and accuracy of kacc DOT, GEMV and TRSV in every storage configuration against\n"
+          "OpenBLAS and Kokkos Kernels; writes blas_speed.csv, blas_accuracy.csv,\n"
+          "blas_summary.csv and blas.json into DIR (default: the current folder).\n"
+          "  --quick  smoke run, one size per kernel; --full  larger sizes, more repetitions\n"
+          "  --accumulators  also DOT and GEMV summed in compensated, double_double, quad_double\n"
+          "           and exact<double>: time, and error on the usual data and on GenDot data of\n"
+          "           condition 1e16 (distribution cond1e16)\n"
+          "  --no-accuracy  speed only: blas_accuracy.csv holds its header alone and the accuracy\n"
+          "           targets read MISSING\n"
+          "  --benchmark_*  Google Benchmark's options; --benchmark_list_tests prints the\n"
+          "           benchmarks' names (each size set up in turn) and writes no file\n"))
     return 0;
-  }
   Kokkos::initialize(argc, argv);
-  if (help == kacc_perf::help_request::kokkos) {
-    Kokkos::finalize();
-    return 0;
-  }
   int rc = 0;
   {
     int kept = 1;

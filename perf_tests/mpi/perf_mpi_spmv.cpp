@@ -185,26 +185,18 @@ void ping_pong(int rank, int ranks, const std::string& out_dir, int round) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  const auto help = kacc_perf::requested_help(argc, argv);
-  if (help == kacc_perf::help_request::usage) {
-    std::printf(
-        "kacc-perf-mpi-spmv [--quick|--full] [--out DIR] [--edge N] [--reps K] [--round R]\n"
-        "the distributed SpMV (kacc::mpi::spmv) under mpirun on a 3-D 7-point stencil of N^3\n"
-        "rows (default 128: 2.1M rows; --quick 32, --full 160), fp64 and fp32 values, K\n"
-        "repetitions (default 20; --quick 3): per phase (pack, interior rows, exposed wait,\n"
-        "boundary rows) and the halo exchange alone, medians of the slowest rank, and the\n"
-        "fraction of the exchange hidden behind the interior rows; then a ping-pong between\n"
-        "ranks 0 and 1. Rank 0 appends to mpi_spmv.csv and mpi_pingpong.csv in --out (default:\n"
-        "the current folder) with round R (default 0) and writes mpi.json.\n"
-        "  mpirun -np 4 kacc-perf-mpi-spmv --out results   (threads per rank from Kokkos)\n"
-        "%s",
-        kacc_perf::kokkos_options_hint);
+  if (kacc_perf::answer_help(
+          argc, argv,
+          "kacc-perf-mpi-spmv [--quick|--full] [--out DIR] [--edge N] [--reps K] [--round R]\n"
+          "the distributed SpMV (kacc::mpi::spmv) under mpirun on a 3-D 7-point stencil of N^3\n"
+          "rows (default 128: 2.1M rows; --quick 32, --full 160), fp64 and fp32 values, K\n"
+          "repetitions (default 20; --quick 3): per phase (pack, interior rows, exposed wait,\n"
+          "boundary rows) and the halo exchange alone, medians of the slowest rank, and the\n"
+          "fraction of the exchange hidden behind the interior rows; then a ping-pong between\n"
+          "ranks 0 and 1. Rank 0 appends to mpi_spmv.csv and mpi_pingpong.csv in --out (default:\n"
+          "the current folder) with round R (default 0) and writes mpi.json.\n"
+          "  mpirun -np 4 kacc-perf-mpi-spmv --out results   (threads per rank from Kokkos)\n"))
     return 0;
-  }
-  if (help == kacc_perf::help_request::kokkos) {
-    Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
-    return 0;
-  }
   MPI_Init(&argc, &argv);
   int status = 0;
   {

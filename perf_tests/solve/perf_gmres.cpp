@@ -157,29 +157,21 @@ Preconditioner timed_setup(const char* name, const Args&... args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto help = kacc_perf::requested_help(argc, argv);
-  if (help == kacc_perf::help_request::usage) {
-    fmt::print(
-        "kacc-perf-gmres [--quick|--full] [--out DIR] [--size N] [--restart M] [--rounds R]\n"
-        "                [--preconditioners] [--cases NAME,NAME...]\n"
-        "time to solution of GMRES(M) (default 100) with the Krylov basis in fp64, fp32, fp16,\n"
-        "bf16, scaled int32 and scaled int16, on a 3-D convection-diffusion problem of N^3\n"
-        "rows (default 128: 2.1M rows; --quick: 24), Jacobi on the right, tolerance 1e-10;\n"
-        "R interleaved rounds (default 5; --quick 1, --full 9), medians; writes gmres.csv and\n"
-        "gmres.json into --out (default: the current folder). --preconditioners: the cases are\n"
-        "preconditioners with an fp64 basis instead (Jacobi, block-Jacobi fp64 and fp16,\n"
-        "adaptive block-Jacobi, sparse approximate inverse fp64, fp32 and fp16). --cases: only\n"
-        "these cases, the first one the baseline of the speed-ups (basis formats: fp64, fp32,\n"
-        "fp16, bf16, int32s, int16s; preconditioners: \"Jacobi\", \"BJ fp64\", \"BJ fp16\",\n"
-        "\"BJ adaptive\", \"SAI fp64\", \"SAI fp32\", \"SAI fp16\").\n"
-        "{}",
-        kacc_perf::kokkos_options_hint);
+  if (kacc_perf::answer_help(
+          argc, argv,
+          "kacc-perf-gmres [--quick|--full] [--out DIR] [--size N] [--restart M] [--rounds R]\n"
+          "                [--preconditioners] [--cases NAME,NAME...]\n"
+          "time to solution of GMRES(M) (default 100) with the Krylov basis in fp64, fp32, fp16,\n"
+          "bf16, scaled int32 and scaled int16, on a 3-D convection-diffusion problem of N^3\n"
+          "rows (default 128: 2.1M rows; --quick: 24), Jacobi on the right, tolerance 1e-10;\n"
+          "R interleaved rounds (default 5; --quick 1, --full 9), medians; writes gmres.csv and\n"
+          "gmres.json into --out (default: the current folder). --preconditioners: the cases are\n"
+          "preconditioners with an fp64 basis instead (Jacobi, block-Jacobi fp64 and fp16,\n"
+          "adaptive block-Jacobi, sparse approximate inverse fp64, fp32 and fp16). --cases: only\n"
+          "these cases, the first one the baseline of the speed-ups (basis formats: fp64, fp32,\n"
+          "fp16, bf16, int32s, int16s; preconditioners: \"Jacobi\", \"BJ fp64\", \"BJ fp16\",\n"
+          "\"BJ adaptive\", \"SAI fp64\", \"SAI fp32\", \"SAI fp16\").\n"))
     return 0;
-  }
-  if (help == kacc_perf::help_request::kokkos) {
-    Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
-    return 0;
-  }
   const auto parsed = kacc_perf::parse_options_or_report(argc, argv, "kacc-perf-gmres");
   if (!parsed) return 2;
   const kacc_perf::options& opts = *parsed;

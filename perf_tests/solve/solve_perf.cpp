@@ -532,31 +532,23 @@ std::string number_list(const std::vector<double>& v) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  const auto help = kacc_perf::requested_help(argc, argv);
-  if (help == kacc_perf::help_request::usage) {
-    fmt::print(
-        "kacc-perf-solve [--quick|--full] [--out DIR] [--sizes=N,...] [--kappas=K,...]\n"
-        "                [--sigma=geometric,arithmetic,clustered] [--reps=R]\n"
-        "                [--gemm-sizes=N,...] [--no-gemm] [--no-solve] [--variants=WORD,...]\n"
-        "gesv_ir (kacc's LU and an OpenBLAS sgetrf engine) against OpenBLAS dgesv and dsgesv on\n"
-        "matrices of prescribed condition number, and kacc gemm against dgemm; writes\n"
-        "solve_speed.csv, solve_gemm.csv, solve_summary.csv and solve.json into --out (default:\n"
-        "the current folder).\n"
-        "  levels (sizes / gemm sizes / repetitions): --quick 256 / 256 / 1, default\n"
-        "  4096 / 4096 / 1, --full 2048,4096,8192 / 4096,8192 / 3; kappas 1e2,1e6,1e8,1e12\n"
-        "  and spectra geometric,arithmetic at every level (GEMM: at least 3 repetitions);\n"
-        "  the options override them\n"
-        "  --variants  only the gesv_ir variants whose names contain one of the words\n"
-        "{}",
-        kacc_perf::kokkos_options_hint);
+  if (kacc_perf::answer_help(
+          argc, argv,
+          "kacc-perf-solve [--quick|--full] [--out DIR] [--sizes=N,...] [--kappas=K,...]\n"
+          "                [--sigma=geometric,arithmetic,clustered] [--reps=R]\n"
+          "                [--gemm-sizes=N,...] [--no-gemm] [--no-solve] [--variants=WORD,...]\n"
+          "gesv_ir (kacc's LU and an OpenBLAS sgetrf engine) against OpenBLAS dgesv and dsgesv on\n"
+          "matrices of prescribed condition number, and kacc gemm against dgemm; writes\n"
+          "solve_speed.csv, solve_gemm.csv, solve_summary.csv and solve.json into --out (default:\n"
+          "the current folder).\n"
+          "  levels (sizes / gemm sizes / repetitions): --quick 256 / 256 / 1, default\n"
+          "  4096 / 4096 / 1, --full 2048,4096,8192 / 4096,8192 / 3; kappas 1e2,1e6,1e8,1e12\n"
+          "  and spectra geometric,arithmetic at every level (GEMM: at least 3 repetitions);\n"
+          "  the options override them\n"
+          "  --variants  only the gesv_ir variants whose names contain one of the words\n"))
     return 0;
-  }
-  if (help == kacc_perf::help_request::kokkos) {
-    Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
-    return 0;
-  }
   const auto parsed = kacc_perf::parse_options_or_report(argc, argv, "kacc-perf-solve");
-  if (!parsed) return 1;
+  if (!parsed) return 2;
   const kacc_perf::options& opts = *parsed;
   Kokkos::ScopeGuard guard(argc, argv);
   const bool quick = opts.run_level == kacc_perf::level::quick;

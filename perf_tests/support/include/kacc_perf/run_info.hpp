@@ -74,6 +74,24 @@ inline help_request requested_help(int argc, char** argv) {
 inline constexpr const char* kokkos_options_hint =
     "Kokkos' options (--kokkos-threads=N, --kokkos-numa=N, ...): run with --kokkos-help\n";
 
+/// Answers the help argv asks for, before the program initialises Kokkos: --help prints
+/// `usage` and kokkos_options_hint; --kokkos-help lets Kokkos print its options as it
+/// starts. Returns true when it answered (the program then exits 0 without measuring).
+inline bool answer_help(int argc, char** argv, const std::string& usage) {
+  switch (requested_help(argc, argv)) {
+    case help_request::usage:
+      std::printf("%s%s", usage.c_str(), kokkos_options_hint);
+      return true;
+    case help_request::kokkos: {
+      Kokkos::ScopeGuard kokkos_prints_its_options(argc, argv);
+      return true;
+    }
+    case help_request::none:
+      break;
+  }
+  return false;
+}
+
 /// Takes --quick, --full and --out DIR out of argv; the rest stays for the program, and
 /// --benchmark_list_tests (left in argv for Google Benchmark) sets list_only. Unless
 /// list_only, creates DIR (and its parents) now, so that a DIR that cannot be made fails
