@@ -10,6 +10,8 @@
 
 #include "blas_reference.hpp"
 
+#include <kacc_testing/invalid_argument.hpp>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,42 +19,42 @@
 
 namespace {
 
+using kacc_testing::expect_invalid_argument;
+
 using namespace kacc_blas_ref;
 using Vec16 = kacc::View<double*, kacc::StoredAs<kacc::fp16>>;
 using Mat32 = kacc::View<double**, Kokkos::LayoutLeft, kacc::StoredAs<float>>;
 const double nan = std::numeric_limits<double>::quiet_NaN();
 
-// The message names the function and the argument (and extents where there are any).
-template <class F>
-void expect_invalid(F f, const std::string& function, const std::string& what) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception for " << what;
-  } catch (const std::invalid_argument& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("kacc::blas::" + function), std::string::npos) << m;
-    EXPECT_NE(m.find(what), std::string::npos) << m;
-  }
-}
-
 TEST(BlasArguments, Rejected) {
   Mat32 A("A", 4, 3), S("S", 3, 3);
   kacc::View<double*> x3("x", 3), y4("y", 4), y5("y", 5);
   Kokkos::View<float*> f3("f", 3);
-  expect_invalid([&] { kacc::blas::dot(x3, y4); }, "dot", "(4)");
-  expect_invalid([&] { kacc::blas::axpy(1.0, x3, y4); }, "axpy", "(3)");
-  expect_invalid([&] { kacc::blas::gemv("N", 1.0, A, x3, 0.0, y5); }, "gemv", "(4,3)");
-  expect_invalid([&] { kacc::blas::gemv("T", 1.0, A, x3, 0.0, y4); }, "gemv", "extent 4");
-  expect_invalid([&] { kacc::blas::gemv("X", 1.0, A, x3, 0.0, y4); }, "gemv", "trans");
-  expect_invalid([&] { kacc::blas::gemv("NN", 1.0, A, x3, 0.0, y4); }, "gemv", "trans");
-  expect_invalid([&] { kacc::blas::gemv("N", 1.0, S, x3, 0.0, x3); }, "gemv", "aliases x");
+  expect_invalid_argument([&] { kacc::blas::dot(x3, y4); }, "kacc::blas::dot", "(4)");
+  expect_invalid_argument([&] { kacc::blas::axpy(1.0, x3, y4); }, "kacc::blas::axpy", "(3)");
+  expect_invalid_argument([&] { kacc::blas::gemv("N", 1.0, A, x3, 0.0, y5); }, "kacc::blas::gemv",
+                          "(4,3)");
+  expect_invalid_argument([&] { kacc::blas::gemv("T", 1.0, A, x3, 0.0, y4); }, "kacc::blas::gemv",
+                          "extent 4");
+  expect_invalid_argument([&] { kacc::blas::gemv("X", 1.0, A, x3, 0.0, y4); }, "kacc::blas::gemv",
+                          "trans");
+  expect_invalid_argument([&] { kacc::blas::gemv("NN", 1.0, A, x3, 0.0, y4); }, "kacc::blas::gemv",
+                          "trans");
+  expect_invalid_argument([&] { kacc::blas::gemv("N", 1.0, S, x3, 0.0, x3); }, "kacc::blas::gemv",
+                          "aliases x");
   auto col = kacc::subview(S, Kokkos::ALL(), 0);
-  expect_invalid([&] { kacc::blas::gemv("N", 1.0, S, f3, 0.0, col); }, "gemv", "aliases A");
-  expect_invalid([&] { kacc::blas::trsv("L", "N", "N", A, x3); }, "trsv", "square");
-  expect_invalid([&] { kacc::blas::trsv("L", "N", "N", S, y4); }, "trsv", "(4)");
-  expect_invalid([&] { kacc::blas::trsv("Q", "N", "N", S, x3); }, "trsv", "uplo");
-  expect_invalid([&] { kacc::blas::trsv("L", "Q", "N", S, x3); }, "trsv", "trans");
-  expect_invalid([&] { kacc::blas::trsv("L", "N", "Q", S, x3); }, "trsv", "diag");
+  expect_invalid_argument([&] { kacc::blas::gemv("N", 1.0, S, f3, 0.0, col); }, "kacc::blas::gemv",
+                          "aliases A");
+  expect_invalid_argument([&] { kacc::blas::trsv("L", "N", "N", A, x3); }, "kacc::blas::trsv",
+                          "square");
+  expect_invalid_argument([&] { kacc::blas::trsv("L", "N", "N", S, y4); }, "kacc::blas::trsv",
+                          "(4)");
+  expect_invalid_argument([&] { kacc::blas::trsv("Q", "N", "N", S, x3); }, "kacc::blas::trsv",
+                          "uplo");
+  expect_invalid_argument([&] { kacc::blas::trsv("L", "Q", "N", S, x3); }, "kacc::blas::trsv",
+                          "trans");
+  expect_invalid_argument([&] { kacc::blas::trsv("L", "N", "Q", S, x3); }, "kacc::blas::trsv",
+                          "diag");
 }
 
 // Writes into a scaled y that do not fit its scale saturate and are flagged; under

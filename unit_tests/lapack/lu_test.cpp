@@ -5,11 +5,15 @@
 
 #include "../blas/blas_reference.hpp"
 
+#include <kacc_testing/invalid_argument.hpp>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 namespace {
+
+using kacc_testing::expect_invalid_argument;
 
 using namespace kacc_blas_ref;
 using kacc::Impl::shape;
@@ -150,26 +154,14 @@ TEST(Getrs, Solves) {
   }
 }
 
-template <class F>
-void expect_invalid(F f, const std::string& function, const std::string& what) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception for " << what;
-  } catch (const std::invalid_argument& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("kacc::lapack::" + function), std::string::npos) << m;
-    EXPECT_NE(m.find(what), std::string::npos) << m;
-  }
-}
-
 TEST(Lapack, ArgumentsRejected) {
   Mat<double> A("A", 4, 3), S("S", 3, 3);
   Pivots p2("p", 2), p3("p", 3);
   kacc::View<double*, Kokkos::HostSpace> b3("b", 3), b4("b", 4);
-  expect_invalid([&] { kacc::lapack::getrf(A, p2); }, "getrf", "ipiv");
-  expect_invalid([&] { kacc::lapack::getrs(A, p3, b3); }, "getrs", "square");
-  expect_invalid([&] { kacc::lapack::getrs(S, p3, b4); }, "getrs", "(4)");
-  expect_invalid([&] { kacc::lapack::getrs(S, p2, b3); }, "getrs", "(2)");
+  expect_invalid_argument([&] { kacc::lapack::getrf(A, p2); }, "kacc::lapack::getrf", "ipiv");
+  expect_invalid_argument([&] { kacc::lapack::getrs(A, p3, b3); }, "kacc::lapack::getrs", "square");
+  expect_invalid_argument([&] { kacc::lapack::getrs(S, p3, b4); }, "kacc::lapack::getrs", "(4)");
+  expect_invalid_argument([&] { kacc::lapack::getrs(S, p2, b3); }, "kacc::lapack::getrs", "(2)");
 }
 
 }  // namespace
