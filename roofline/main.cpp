@@ -222,7 +222,7 @@ class update_peak : public sampled_rate {
 // Options.
 
 // The last-level cache one core sees, from sysfs (sysconf can report the whole package's
-// L3 in a virtual machine: 384 MiB on a 2-core Zen 5 guest whose L3 is 32 MiB).
+// L3 in a virtual machine: 384 MiB on a 2-core AMD EPYC guest whose L3 is 32 MiB).
 std::size_t last_level_cache() {
   std::size_t best = 0;
   int best_level = 0;
@@ -504,10 +504,11 @@ int main(int argc, char* argv[]) {
         {stream_start.traffic_roof_gbs(), stream_end.traffic_roof_gbs(), sweep_update.best()});
     const double balance64 = peak64.best() / bw, balance32 = peak32.best() / bw;
     // A point's compute roof: the FMA probe bounds the rate of the kernel's FMAs only. Its
-    // other FLOPs (the mean of the chains) may issue on adders of their own (Zen 5 has two
-    // FADD pipes beside its two FMA pipes: points at 4 iterations ran 1.07-1.13x the probe),
-    // so a point may run at up to peak x (its FLOPs / its FMA FLOPs), 1.125x at 4
-    // iterations. With no FMAs (0 iterations) the bandwidth roof alone bounds it.
+    // other FLOPs (the mean of the chains) may issue on adders of their own (AMD's Zen 4
+    // and 5 have two FADD pipes beside two FMA pipes: points at 4 iterations ran
+    // 1.07-1.13x the probe), so a point may run at up to peak x (its FLOPs / its FMA
+    // FLOPs), 1.125x at 4 iterations. With no FMAs (0 iterations) the bandwidth roof alone
+    // bounds it.
     auto compute_roof = [&](const std::string& arith, int iterations) {
       const double peak = arith == "fp64" ? peak64.best() : arith == "fp32" ? peak32.best() : NAN;
       if (std::isnan(peak)) return peak;

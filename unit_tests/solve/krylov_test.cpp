@@ -250,7 +250,7 @@ kso::SolverStatus solve_file(const ks::CooMatrix& coo, const Csr& a, const Preco
 // need more; see the README's table): fp64 and fp32 bases converge, the fp32 basis within
 // the iterations stated per matrix (measured with two OpenMP threads, plus a margin). Pd's
 // fp32 basis is the most sensitive to the order of roundings: 176 iterations (fp64: 84)
-// in the README's table (an AMD Zen 5), 203 with Kokkos develop, 206 at c27b7bb on an
+// in the README's table (an AMD EPYC), 203 with Kokkos develop, 206 at c27b7bb on an
 // Intel Xeon with AVX-512 FP16, and 215 on that Xeon with Kokkos develop and g++ 11 (each
 // built with -march=native for its machine).
 TEST(GmresSuiteSparse, SolvableMatricesConverge) {

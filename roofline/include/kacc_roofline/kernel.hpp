@@ -185,7 +185,7 @@ struct mix_kernel {
   /// loads and stores, whose blocks are a few dozen instructions, so the call per work
   /// item (GCC 12 does not inline it into the OpenMP loop: register saves, the constants
   /// set up again, vzeroupper) cost as much as the block (eight rather than four: 1.5 GiB,
-  /// 2 threads, Zen 5, GFLOP/s at intensity 0 Acc<fp64,fp16> 52 -> 56-57, Acc<fp64,bf16>
+  /// 2 threads, the AMD EPYC, GFLOP/s at intensity 0 Acc<fp64,fp16> 52 -> 56-57, Acc<fp64,bf16>
   /// 41-42 -> 41-45, Acc<fp64,int16s> 35 -> 37-38); one elsewhere, because GCC 12
   /// vectorises the plain loops only one block per function (with four, Acc<fp64,fp32>
   /// became scalar code). Devices take one block (one wide access) per item.

@@ -362,7 +362,7 @@ struct narrow_bf16 {
   /// floats to zero: `lowest` keeps the unsigned minimum of the floats' bits without the
   /// sign, less one (zeros wrap to the top), for missed_subnormals to test once per run.
   /// A loop of vcvtneps2bf16 took 0.43-0.57 ns per 16 floats alone, 0.86-0.93 ns with
-  /// this minimum and 1.1-1.6 ns with vfpclassps and a branch per 16 (AMD EPYC, Zen 5).
+  /// this minimum and 1.1-1.6 ns with vfpclassps and a branch per 16 (AMD EPYC).
   static void narrow(const __m512 f, std::uint16_t* bits, __m512i& lowest) {
     const __m512i u = _mm512_castps_si512(f);
 #if defined(__AVX512BF16__)
@@ -407,7 +407,7 @@ struct simd_block_store {
   /// inline, its scalar path out of line (encode_scalar): GCC 12 called it once per
   /// roofline work item with bf16 (register saves, the constants loaded again,
   /// vzeroupper), where it inlined fp16's; inlined, the roofline's Acc<fp32,bf16> at one
-  /// iteration ran 183-187 GFLOP/s instead of 138-158 (AMD EPYC, Zen 5, 2 threads).
+  /// iteration ran 183-187 GFLOP/s instead of 138-158 (AMD EPYC, 2 threads).
   template <int W, class A, class Policy>
   [[gnu::always_inline]] static void encode(const A* in, Format* entries) {
     auto* bits = reinterpret_cast<std::uint16_t*>(entries);

@@ -280,7 +280,7 @@ KOKKOS_FORCEINLINE_FUNCTION void row_group_sum(const Values& values, const Entri
 /// independent sums, so their dependent additions overlap and their steps vectorise (two
 /// AVX-512 registers; 4 and 8 measured slower, 32 no faster). The lanes' entries are read
 /// one by one: AVX-512 gathers of the values, column indices and x took twice as long on
-/// Zen 5 (double_double SpMV on the 7-point stencil of 128^3 rows, 2 threads: 14.0-19.9 ms
+/// the AMD EPYC (double_double SpMV on the 7-point stencil of 128^3 rows, 2 threads: 14.0-19.9 ms
 /// one by one, 27.3-28.5 ms gathered).
 constexpr int csr_row_lanes = 16;
 
@@ -436,7 +436,7 @@ KOKKOS_FORCEINLINE_FUNCTION void csr_rows_side_by_side(const RowMap& row_map, co
   constexpr int Terms = kacc::Impl::exact_lane_terms<ExactProducts>::terms;
   // Lanes past nr repeat row i0 (never written), so every lane reads without a check. A
   // whole group apart: GCC 12 made the select's loads one AVX-512 gather per group, slow on
-  // Zen 5 (double_double SpMV, 7-point stencil of 128^3 rows, one thread's CPU time, eight
+  // the AMD EPYC (double_double SpMV, 7-point stencil of 128^3 rows, one thread's CPU time, eight
   // processes each, alternating: 1.22-1.37x plain fp64 with the gather, 1.14-1.27x without).
   index_type start[W], end[W];
   if (nr == W) {
