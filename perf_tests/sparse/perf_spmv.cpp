@@ -429,29 +429,25 @@ std::vector<std::pair<std::string, std::string>> matrix_files(const std::string&
   return files;
 }
 
+/// --help's text; {} is the default of --matrices.
+constexpr const char usage_format[] =
+    "kacc-perf-spmv [--quick|--full] [--accumulators] [--out DIR] [--matrices DIR]\n"
+    "               [--benchmark_* ...]\n"
+    "speed and accuracy of kacc SpMV (CSR, ELL) in every storage configuration against\n"
+    "Kokkos Kernels, on a 27-point stencil, a power-law matrix and every .mtx/.mtx.gz file\n"
+    "of --matrices (default {}); writes spmv_speed.csv, spmv_accuracy.csv,\n"
+    "spmv_summary.csv and spmv.json into --out (default: the current folder).\n"
+    "  --quick  smoke run (smaller generated matrices); --full  longer, more repetitions\n"
+    "  --accumulators  also CSR \"N\" summed in compensated, double_double, quad_double and\n"
+    "           exact<double>, and the error of every fp64 configuration on GenDot rows of\n"
+    "           condition 1e16 (matrix cond1e16)\n"
+    "  --benchmark_*  Google Benchmark's options; --benchmark_list_tests prints the\n"
+    "           benchmarks' names (the matrices set up first) and writes no file\n";
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (kacc_perf::answer_help(
-          argc, argv,
-          fmt::format(
-              "kacc-perf-spmv [--quick|--full] [--accumulators] [--out DIR] [--matrices DIR]\n"
-              "               [--benchmark_* ...]\n"
-              "speed and accuracy of kacc SpMV (CSR, ELL) in every storage configuration against\n"
-              "Kokkos Kernels, on a 27-point stencil, a power-law matrix and every .mtx/.mtx.gz "
-              "file\n"
-              "of --matrices (default {}); writes spmv_speed.csv, spmv_accuracy.csv,\n"
-              "spmv_summary.csv and spmv.json into --out (default: the current folder).\n"
-              "  --quick  smoke run (smaller generated matrices); --full  longer, more "
-              "repetitions\n"
-              "  --accumulators  also CSR \"N\" summed in compensated, double_double, quad_double "
-              "and\n"
-              "           exact<double>, and the error of every fp64 configuration on GenDot rows "
-              "of\n"
-              "           condition 1e16 (matrix cond1e16)\n"
-              "  --benchmark_*  Google Benchmark's options; --benchmark_list_tests prints the\n"
-              "           benchmarks' names (the matrices set up first) and writes no file\n",
-              KACC_DEFAULT_MATRICES)))
+  if (kacc_perf::answer_help(argc, argv, fmt::format(usage_format, KACC_DEFAULT_MATRICES)))
     return 0;
   const auto parsed = kacc_perf::parse_options_or_report(argc, argv, "kacc-perf-spmv");
   if (!parsed) return 2;
