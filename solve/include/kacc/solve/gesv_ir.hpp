@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace kacc {
 namespace solve {
@@ -179,6 +180,343 @@ void scale_matrix(const Exec& exec, const W& w, double f) {
       KOKKOS_LAMBDA(const index_type e) { w(e % n, e / n) *= f; });
 }
 
+/// A column of a rank-2 view (a rank-1 view is its own only column).
+template <class V>
+auto column_of(const V& v, index_type j) {
+  if constexpr (V::rank == 1) {
+    return v;
+  } else {
+    using kacc::subview;
+    using Kokkos::subview;
+    return subview(v, Kokkos::ALL(), j);
+  }
+}
+
+/// The work gesv_ir shares between the right-hand sides of one A: the matrix the engine
+/// factors (A itself, or a copy, scaled for 16-bit factors), the scaling and the
+/// workspace vectors: factor() once, refine() per right-hand side and, for those whose
+/// refinement fails, factor_fp64() once and solve_fp64() each, every right-hand side
+/// loaded into bw first.
+template <class Exec, class AV, class Engine>
+class ir_refinement {
+ public:
+  /// Where the workspace lives.
+  using memory_space = typename Exec::memory_space;
+  /// The vectors of the workspace.
+  using vector_type = Kokkos::View<double*, memory_space>;
+  /// The matrix the engine factors.
+  using matrix_type = Kokkos::View<double**, Kokkos::LayoutLeft, memory_space>;
+
+  /// Takes A (n x n, ||A||_inf = norm_a, finite) and allocates the workspace.
+  ir_refinement(const Exec& exec, const AV& A, double norm_a, const ir_options& options,
+                Engine& engine)
+      : xw("kacc::solve::gesv_ir_x", A.extent(0)),
+        bw("kacc::solve::gesv_ir_b", A.extent(0)),
+        exec_(exec),
+        A_(A),
+        norm_a_(norm_a),
+        options_(options),
+        engine_(engine),
+        n_(A.extent(0)),
+        r_("kacc::solve::gesv_ir_r", n_),
+        d_("kacc::solve::gesv_ir_d", n_),
+        xk_("kacc::solve::gesv_ir_kept", n_),
+        rs_("kacc::solve::gesv_ir_row_scales", n_),
+        cs_("kacc::solve::gesv_ir_column_scales", n_) {
+    const factor_format format = options.factors;
+    scaled_ = options.scale == scaling::always ||
+              (options.scale == scaling::automatic &&
+               (format == factor_format::fp16 || format == factor_format::bf16));
+    tolerance_ = options.tolerance > 0 ? options.tolerance : 0x1p-53 * std::sqrt(double(n_));
+    // A itself when it is a contiguous fp64 matrix of the engine's type and is not scaled
+    // (an n^2 copy and its page faults saved), else a copy.
+    if constexpr (std::is_convertible<AV, matrix_type>::value) {
+      if (!scaled_ && A.span_is_contiguous()) W_ = A;
+    }
+    if (!W_.data()) {
+      W_ = matrix_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::solve::gesv_ir_A"),
+                       n_, n_);
+      kacc::deep_copy(exec, W_, A);
+    }
+    // fp16's headroom for the LU's element growth: HPZ's 10x, or n^(2/3), partial pivoting's
+    // average growth on random matrices (Trefethen and Schreiber), where that is larger.
+    const double fp16_headroom = std::max(10.0, std::cbrt(double(n_) * double(n_)));
+    if (scaled_)
+      mu_ = Impl::scale_into_range(exec, W_, rs_, cs_,
+                                   format == factor_format::fp16 ? 65504.0 / fp16_headroom : 1.0);
+  }
+
+  /// Factors the (scaled) A in options.factors; on success xw = A^{-1} bw from the
+  /// factors, the first iterate of bw's refinement. Returns why it failed, or none.
+  ir_reason factor() {
+    const factor_format format = options_.factors;
+    // ||A||_inf bounds every |a_ij|, so an unscaled A that it shows to fit needs no pass
+    // over its entries.
+    const double largest = detail::largest_value(format);
+    if (!(!scaled_ && norm_a_ <= largest) && !(Impl::max_abs(exec_, W_) <= largest))
+      return ir_reason::narrowing_overflow;
+    // Scaled fp16 factors overflow where the LU's element growth exceeds the scaling's
+    // headroom: the scaled matrix is then divided by 256 (exactly) and factored again, at
+    // most twice.
+    for (int retry = 0;; ++retry) {
+      if (engine_.factor(exec_, W_, format) != 0) return ir_reason::factorization_failed;
+      Kokkos::deep_copy(exec_, xw, bw);
+      apply_m(xw);
+      if (std::isfinite(Impl::norm_inf(exec_, xw))) return ir_reason::none;
+      if (!scaled_ || format != factor_format::fp16 || retry == 2)
+        return ir_reason::factorization_failed;
+      Impl::scale_matrix(exec_, W_, 0x1p-8);
+      mu_ *= 0x1p-8;
+    }
+  }
+
+  /// Refines xw towards A^{-1} bw with the low-precision factors (xw = A^{-1} bw from them
+  /// unless `started`), recording steps, GMRES iterations and residuals in `status`.
+  /// Returns why it was given up, or none; residual_norm() is then that of xw.
+  ir_reason refine(double norm_b, bool started, ir_status& status) {
+    norm_b_ = norm_b;
+    if (!started) {
+      Kokkos::deep_copy(exec_, xw, bw);
+      apply_m(xw);
+    }
+    double best = std::numeric_limits<double>::infinity(), kept = 0;
+    int stale = 0;
+    bool met = false, inner_exhausted = false;
+    for (;;) {
+      rn_ = residual();
+      const double xn = Impl::norm_inf(exec_, xw);
+      status.residual_history.push_back(rn_);
+      // Polishing ends, as LAPACK's dgerfs does, once the backward error is at the unit
+      // roundoff, that of rounding A and b to fp64 themselves.
+      const bool at_roundoff = rn_ <= 0x1p-53 * (norm_a_ * xn + norm_b);
+      if (met) {
+        // Polishing: keep a step only if it met the tolerance and halved the residual.
+        if (!(rn_ < 0.5 * kept && rn_ <= tolerance_ * xn * norm_a_)) {
+          Kokkos::deep_copy(exec_, xw, xk_);
+          rn_ = kept;
+          return ir_reason::none;
+        }
+        if (at_roundoff) return ir_reason::none;
+        kept = rn_;
+        Kokkos::deep_copy(exec_, xk_, xw);
+      } else {
+        if (!std::isfinite(rn_) || !std::isfinite(xn)) return ir_reason::not_a_number;
+        if (rn_ <= tolerance_ * xn * norm_a_) {
+          if (!options_.polish || at_roundoff) return ir_reason::none;
+          met = true;
+          kept = rn_;
+          Kokkos::deep_copy(exec_, xk_, xw);
+        }
+      }
+      if (status.outer_iterations >= options_.max_outer)
+        return met ? ir_reason::none : ir_reason::iteration_cap;
+      if (!met) {
+        if (rn_ <= 0.5 * best) {
+          stale = 0;
+        } else if (++stale >= options_.stagnation_steps || inner_exhausted) {
+          return ir_reason::stagnation;
+        }
+        best = rn_ < best ? rn_ : best;
+      }
+      if (options_.method == refinement::gmres) {
+        auto apply_a = [this](const vector_type& v, const vector_type& w) {
+          blas::gemv<double>(exec_, "N", 1.0, A_, v, 0.0, w);
+        };
+        auto precondition = [this](const vector_type& v) { apply_m(v); };
+        const int inner =
+            Impl::gmres_correction(exec_, r_, d_, options_.gmres_restart, options_.gmres_tolerance,
+                                   options_.gmres_max_inner, apply_a, precondition);
+        status.inner_iterations += inner;
+        inner_exhausted = inner >= options_.gmres_max_inner;
+      } else {
+        Kokkos::deep_copy(exec_, d_, r_);
+        apply_m(d_);
+      }
+      blas::axpy(exec_, 1.0, d_, xw);
+      ++status.outer_iterations;
+    }
+  }
+
+  /// Factors A in fp64 (dgesv's factors; the low-precision ones are gone). Returns getrf's
+  /// info.
+  index_type factor_fp64() {
+    if (scaled_) kacc::deep_copy(exec_, W_, A_);
+    scaled_ = false;
+    return engine_.factor(exec_, W_, factor_format::fp64);
+  }
+
+  /// xw = A^{-1} bw from the fp64 factors of factor_fp64(); its residual norm in
+  /// residual_norm().
+  void solve_fp64(double norm_b) {
+    norm_b_ = norm_b;
+    Kokkos::deep_copy(exec_, xw, bw);
+    engine_.solve(exec_, xw);
+    rn_ = residual();
+  }
+
+  /// ||bw - A xw||_inf of the last refine() or solve_fp64().
+  double residual_norm() const { return rn_; }
+
+  /// ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) of xw with residual norm rn, for the
+  /// ||b||_inf of the last refine() or solve_fp64().
+  double backward_error(double rn) const {
+    const double xn = Impl::norm_inf(exec_, xw);
+    const double denominator = norm_a_ * xn + norm_b_;
+    if (denominator == 0) return rn == 0 ? 0 : std::numeric_limits<double>::quiet_NaN();
+    return rn / denominator;
+  }
+
+  /// The iterate.
+  vector_type xw;
+  /// The right-hand side being solved (load it before factor(), refine(), solve_fp64()).
+  vector_type bw;
+
+ private:
+  /// r = bw - A xw in options.residual's precision; returns ||r||_inf.
+  double residual() {
+    Kokkos::deep_copy(exec_, r_, bw);
+    if (options_.residual == residual_precision::double_double) {
+      blas::gemv<double_double, double_double>(exec_, "N", double_double(-1.0), A_, xw,
+                                               double_double(1.0), r_);
+    } else {
+      blas::gemv<double>(exec_, "N", -1.0, A_, xw, 1.0, r_);
+    }
+    return Impl::norm_inf(exec_, r_);
+  }
+
+  /// v <- A^{-1} v from the factors of mu R A S: A^{-1} = S (mu R A S)^{-1} mu R.
+  void apply_m(const vector_type& v) {
+    if (scaled_) Impl::scale_entries(exec_, v, mu_, rs_);
+    engine_.solve(exec_, v);
+    if (scaled_) Impl::scale_entries(exec_, v, 1.0, cs_);
+  }
+
+  Exec exec_;
+  AV A_;
+  double norm_a_;
+  const ir_options& options_;
+  Engine& engine_;
+  index_type n_;
+  vector_type r_, d_, xk_, rs_, cs_;
+  matrix_type W_;
+  bool scaled_ = false;
+  double mu_ = 1, tolerance_ = 0, norm_b_ = 0, rn_ = 0;
+};
+
+/// gesv_ir's argument checks, for b and x of rank 1 or B and X of rank 2.
+template <class AV, class BV, class XV>
+void check_gesv_ir_arguments(const AV& A, const BV& b, const XV& x, const ir_options& options) {
+  using kacc::Impl::extents_of;
+  const index_type n = A.extent(0);
+  const char* b_name = BV::rank == 1 ? "b" : "B";
+  const char* x_name = XV::rank == 1 ? "x" : "X";
+  if (static_cast<index_type>(A.extent(1)) != n)
+    detail::fail("A must be square but has extents " + extents_of(A));
+  if (static_cast<index_type>(b.extent(0)) != n)
+    detail::fail("A has extents " + extents_of(A) + " but " + b_name + " has extents " +
+                 extents_of(b));
+  if (x.extent(0) != b.extent(0) || (XV::rank == 2 && x.extent(1) != b.extent(1)))
+    detail::fail(std::string(b_name) + " has extents " + extents_of(b) + " but " + x_name +
+                 " has extents " + extents_of(x));
+  if (kacc::Impl::overlaps(x, A)) detail::fail(std::string(x_name) + " aliases A");
+  if (kacc::Impl::overlaps(x, b)) detail::fail(std::string(x_name) + " aliases " + b_name);
+  if (options.max_outer < 0 || options.stagnation_steps < 1 || options.gmres_restart < 1 ||
+      options.gmres_max_inner < 1 || !(options.tolerance >= 0) || !(options.gmres_tolerance > 0))
+    detail::fail(
+        "options out of range (max_outer >= 0, stagnation_steps >= 1, gmres_restart "
+        ">= 1, gmres_max_inner >= 1, tolerance >= 0, gmres_tolerance > 0)");
+}
+
+/// gesv_ir for each column of B (b itself when rank 1): one low-precision factorisation,
+/// then each column refined; the columns that fail share one fp64 factorisation.
+template <class Exec, class AV, class BV, class XV, class Engine>
+std::vector<ir_status> gesv_ir_columns(const Exec& exec, const AV& A, const BV& B, const XV& X,
+                                       const ir_options& options, Engine& engine) {
+  using vector_type = Kokkos::View<double*, typename Exec::memory_space>;
+  const index_type n = A.extent(0);
+  const index_type k = BV::rank == 1 ? 1 : B.extent(1);
+  std::vector<ir_status> statuses(k);
+  if (n == 0 || k == 0) {
+    for (auto& s : statuses) s.outcome = ir_outcome::converged;
+    return statuses;
+  }
+  const double norm_a = Impl::matrix_norm_inf(exec, A);
+  std::vector<double> norm_b(k);
+  for (index_type j = 0; j < k; ++j) norm_b[j] = Impl::norm_inf(exec, column_of(B, j));
+  auto store = [&](index_type j, const vector_type& v) {
+    kacc::deep_copy(exec, column_of(X, j), v);
+    exec.fence();
+  };
+  vector_type nans;
+  // No solution for column j: its x is NaN, its outcome `failed` for `reason`.
+  auto fail_column = [&](index_type j, ir_reason reason) {
+    if (!nans.data()) {
+      nans = vector_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::solve::nans"), n);
+      Kokkos::deep_copy(exec, nans, std::numeric_limits<double>::quiet_NaN());
+    }
+    statuses[j].outcome = ir_outcome::failed;
+    statuses[j].reason = reason;
+    statuses[j].backward_error = std::numeric_limits<double>::quiet_NaN();
+    store(j, nans);
+  };
+  if (!std::isfinite(norm_a)) {
+    for (index_type j = 0; j < k; ++j) fail_column(j, ir_reason::nonfinite_input);
+    return statuses;
+  }
+  ir_refinement<Exec, AV, Engine> work(exec, A, norm_a, options, engine);
+  // The low-precision solves. The factors are computed with the first finite column
+  // loaded: their test for overflow solves with it, which is its first iterate.
+  std::vector<index_type> fall_back;
+  bool factored = false;
+  ir_reason factor_reason = ir_reason::none;
+  for (index_type j = 0; j < k; ++j) {
+    ir_status& s = statuses[j];
+    if (!std::isfinite(norm_b[j])) {
+      fail_column(j, ir_reason::nonfinite_input);
+      continue;
+    }
+    kacc::deep_copy(exec, work.bw, column_of(B, j));
+    const bool started = !factored;
+    if (!factored) {
+      factor_reason = work.factor();
+      factored = true;
+    }
+    s.reason =
+        factor_reason != ir_reason::none ? factor_reason : work.refine(norm_b[j], started, s);
+    if (s.reason != ir_reason::none && options.fallback) {
+      fall_back.push_back(j);
+    } else if (factor_reason != ir_reason::none) {
+      fail_column(j, factor_reason);  // no iterate to return
+      s.outcome = ir_outcome::not_converged;
+    } else {
+      s.outcome = s.reason == ir_reason::none ? ir_outcome::converged : ir_outcome::not_converged;
+      s.backward_error = work.backward_error(work.residual_norm());
+      store(j, work.xw);
+    }
+  }
+  if (fall_back.empty()) return statuses;
+  const bool singular = work.factor_fp64() != 0;
+  for (const index_type j : fall_back) {
+    ir_status& s = statuses[j];
+    if (singular) {
+      fail_column(j, ir_reason::singular);
+      continue;
+    }
+    kacc::deep_copy(exec, work.bw, column_of(B, j));
+    work.solve_fp64(norm_b[j]);
+    const double rn = work.residual_norm();
+    if (!std::isfinite(rn) || !std::isfinite(Impl::norm_inf(exec, work.xw))) {
+      s.outcome = ir_outcome::failed;
+      s.reason = ir_reason::not_a_number;
+    } else {
+      s.outcome = ir_outcome::fell_back;
+    }
+    s.backward_error = work.backward_error(rn);
+    store(j, work.xw);
+  }
+  return statuses;
+}
+
 }  // namespace Impl
 
 /// Solves A x = b (A n x n, b and x of extent n; any storage formats, fp64 arithmetic)
@@ -201,209 +539,49 @@ void scale_matrix(const Exec& exec, const W& w, double f) {
 /// its preconditioner is applied in the factors' precision). Throws std::invalid_argument
 /// (naming the argument) for a non-square A, b or x of another extent, x sharing memory with
 /// A or b, or options out of range.
-template <class Exec, class AV, class BV, class XV, class Engine,
-          class Enable = std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<XV>>>
+template <
+    class Exec, class AV, class BV, class XV, class Engine,
+    std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<XV> && BV::rank == 1, int> = 0>
 ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
                   const ir_options& options, Engine& engine) {
   static_assert(AV::rank == 2, "kacc::solve::gesv_ir: A must be rank 2");
-  static_assert(BV::rank == 1 && XV::rank == 1, "kacc::solve::gesv_ir: b and x must be rank 1");
+  static_assert(XV::rank == 1, "kacc::solve::gesv_ir: b and x must be rank 1");
   KACC_REQUIRE_ACCESSIBLE(Exec, AV, "kacc::solve::gesv_ir", "A");
   KACC_REQUIRE_ACCESSIBLE(Exec, BV, "kacc::solve::gesv_ir", "b");
   KACC_REQUIRE_ACCESSIBLE(Exec, XV, "kacc::solve::gesv_ir", "x");
-  using kacc::Impl::extents_of;
-  const index_type n = A.extent(0);
-  if (static_cast<index_type>(A.extent(1)) != n)
-    detail::fail("A must be square but has extents " + extents_of(A));
-  if (static_cast<index_type>(b.extent(0)) != n)
-    detail::fail("A has extents " + extents_of(A) + " but b has extents " + extents_of(b));
-  if (static_cast<index_type>(x.extent(0)) != n)
-    detail::fail("A has extents " + extents_of(A) + " but x has extents " + extents_of(x));
-  if (kacc::Impl::overlaps(x, A)) detail::fail("x aliases A");
-  if (kacc::Impl::overlaps(x, b)) detail::fail("x aliases b");
-  if (options.max_outer < 0 || options.stagnation_steps < 1 || options.gmres_restart < 1 ||
-      options.gmres_max_inner < 1 || !(options.tolerance >= 0) || !(options.gmres_tolerance > 0))
-    detail::fail(
-        "options out of range (max_outer >= 0, stagnation_steps >= 1, gmres_restart "
-        ">= 1, gmres_max_inner >= 1, tolerance >= 0, gmres_tolerance > 0)");
-  ir_status status;
-  if (n == 0) {
-    status.outcome = ir_outcome::converged;
-    return status;
-  }
-  using memory_space = typename Exec::memory_space;
-  using vector_type = Kokkos::View<double*, memory_space>;
-  using matrix_type = Kokkos::View<double**, Kokkos::LayoutLeft, memory_space>;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const double norm_a = Impl::matrix_norm_inf(exec, A), norm_b = Impl::norm_inf(exec, b);
-  auto finish = [&](const vector_type& xw, double rn) {
-    const double xn = Impl::norm_inf(exec, xw);
-    status.backward_error = rn / (norm_a * xn + norm_b);
-    if (norm_a * xn + norm_b == 0) status.backward_error = rn == 0 ? 0 : nan;
-    kacc::deep_copy(exec, x, xw);
-    exec.fence();
-    return status;
-  };
-  vector_type xw("kacc::solve::gesv_ir_x", n), bw("kacc::solve::gesv_ir_b", n),
-      r("kacc::solve::gesv_ir_r", n), d("kacc::solve::gesv_ir_d", n),
-      xk("kacc::solve::gesv_ir_kept", n);
-  if (!std::isfinite(norm_a) || !std::isfinite(norm_b)) {
-    status.reason = ir_reason::nonfinite_input;
-    Kokkos::deep_copy(exec, xw, nan);
-    return finish(xw, nan);
-  }
-  kacc::deep_copy(exec, bw, b);
-  // r = b - A xw in the chosen precision; returns ||r||_inf.
-  auto residual = [&]() {
-    Kokkos::deep_copy(exec, r, bw);
-    if (options.residual == residual_precision::double_double) {
-      blas::gemv<double_double, double_double>(exec, "N", double_double(-1.0), A, xw,
-                                               double_double(1.0), r);
-    } else {
-      blas::gemv<double>(exec, "N", -1.0, A, xw, 1.0, r);
-    }
-    return Impl::norm_inf(exec, r);
-  };
-  const double tol = options.tolerance > 0 ? options.tolerance : 0x1p-53 * std::sqrt(double(n));
-  const factor_format format = options.factors;
-  const bool sixteen = format == factor_format::fp16 || format == factor_format::bf16;
-  const bool scaled =
-      options.scale == scaling::always || (options.scale == scaling::automatic && sixteen);
-  // The matrix the engine factors: A itself when it is a contiguous fp64 matrix of the
-  // engine's type and is not scaled (an n^2 copy and its page faults saved), else a copy.
-  matrix_type W;
-  if constexpr (std::is_convertible<AV, matrix_type>::value) {
-    if (!scaled && A.span_is_contiguous()) W = A;
-  }
-  if (!W.data()) {
-    W = matrix_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kacc::solve::gesv_ir_A"), n,
-                    n);
-    kacc::deep_copy(exec, W, A);
-  }
-  vector_type rs("kacc::solve::gesv_ir_row_scales", n), cs("kacc::solve::gesv_ir_column_scales", n);
-  double mu = 1;
-  // fp16's headroom for the LU's element growth: HPZ's 10x, or n^(2/3), partial pivoting's
-  // average growth on random matrices (Trefethen and Schreiber), where that is larger.
-  const double fp16_headroom = std::max(10.0, std::cbrt(double(n) * double(n)));
-  if (scaled)
-    mu = Impl::scale_into_range(exec, W, rs, cs,
-                                format == factor_format::fp16 ? 65504.0 / fp16_headroom : 1.0);
-  // v <- A^{-1} v from the factors of mu R A S: A^{-1} = S (mu R A S)^{-1} mu R.
-  auto apply_m = [&](const vector_type& v) {
-    if (scaled) Impl::scale_entries(exec, v, mu, rs);
-    engine.solve(exec, v);
-    if (scaled) Impl::scale_entries(exec, v, 1.0, cs);
-  };
-  auto apply_a = [&](const vector_type& v, const vector_type& w) {
-    blas::gemv<double>(exec, "N", 1.0, A, v, 0.0, w);
-  };
-
-  double rn = nan;
-  // The low-precision solve: returns why it was given up, or none.
-  auto refine = [&]() {
-    // ||A||_inf bounds every |a_ij|, so an unscaled A that it shows to fit needs no pass
-    // over its entries.
-    const double largest = detail::largest_value(format);
-    if (!(!scaled && norm_a <= largest) && !(Impl::max_abs(exec, W) <= largest))
-      return ir_reason::narrowing_overflow;
-    // Scaled fp16 factors overflow where the LU's element growth exceeds the scaling's
-    // headroom: the scaled matrix is then divided by 256 (exactly) and factored again, at
-    // most twice.
-    for (int retry = 0;; ++retry) {
-      if (engine.factor(exec, W, format) != 0) return ir_reason::factorization_failed;
-      Kokkos::deep_copy(exec, xw, bw);
-      apply_m(xw);
-      if (std::isfinite(Impl::norm_inf(exec, xw))) break;
-      if (!scaled || format != factor_format::fp16 || retry == 2)
-        return ir_reason::factorization_failed;
-      Impl::scale_matrix(exec, W, 0x1p-8);
-      mu *= 0x1p-8;
-    }
-    double best = std::numeric_limits<double>::infinity(), kept = 0;
-    int stale = 0;
-    bool met = false, inner_exhausted = false;
-    for (;;) {
-      rn = residual();
-      const double xn = Impl::norm_inf(exec, xw);
-      status.residual_history.push_back(rn);
-      // Polishing ends, as LAPACK's dgerfs does, once the backward error is at the unit
-      // roundoff, that of rounding A and b to fp64 themselves.
-      const bool at_roundoff = rn <= 0x1p-53 * (norm_a * xn + norm_b);
-      if (met) {
-        // Polishing: keep a step only if it met the tolerance and halved the residual.
-        if (!(rn < 0.5 * kept && rn <= tol * xn * norm_a)) {
-          Kokkos::deep_copy(exec, xw, xk);
-          rn = kept;
-          return ir_reason::none;
-        }
-        if (at_roundoff) return ir_reason::none;
-        kept = rn;
-        Kokkos::deep_copy(exec, xk, xw);
-      } else {
-        if (!std::isfinite(rn) || !std::isfinite(xn)) return ir_reason::not_a_number;
-        if (rn <= tol * xn * norm_a) {
-          if (!options.polish || at_roundoff) return ir_reason::none;
-          met = true;
-          kept = rn;
-          Kokkos::deep_copy(exec, xk, xw);
-        }
-      }
-      if (status.outer_iterations >= options.max_outer)
-        return met ? ir_reason::none : ir_reason::iteration_cap;
-      if (!met) {
-        if (rn <= 0.5 * best) {
-          stale = 0;
-        } else if (++stale >= options.stagnation_steps || inner_exhausted) {
-          return ir_reason::stagnation;
-        }
-        best = rn < best ? rn : best;
-      }
-      if (options.method == refinement::gmres) {
-        const int inner =
-            Impl::gmres_correction(exec, r, d, options.gmres_restart, options.gmres_tolerance,
-                                   options.gmres_max_inner, apply_a, apply_m);
-        status.inner_iterations += inner;
-        inner_exhausted = inner >= options.gmres_max_inner;
-      } else {
-        Kokkos::deep_copy(exec, d, r);
-        apply_m(d);
-      }
-      blas::axpy(exec, 1.0, d, xw);
-      ++status.outer_iterations;
-    }
-  };
-  status.reason = refine();
-  if (status.reason == ir_reason::none) {
-    status.outcome = ir_outcome::converged;
-    return finish(xw, rn);
-  }
-  if (!options.fallback) {
-    status.outcome = ir_outcome::not_converged;
-    return finish(xw, rn);
-  }
-  if (scaled) kacc::deep_copy(exec, W, A);
-  if (engine.factor(exec, W, factor_format::fp64) != 0) {
-    status.outcome = ir_outcome::failed;
-    status.reason = ir_reason::singular;
-    Kokkos::deep_copy(exec, xw, nan);
-    return finish(xw, nan);
-  }
-  Kokkos::deep_copy(exec, xw, bw);
-  engine.solve(exec, xw);
-  rn = residual();
-  if (!std::isfinite(rn) || !std::isfinite(Impl::norm_inf(exec, xw))) {
-    status.outcome = ir_outcome::failed;
-    status.reason = ir_reason::not_a_number;
-    return finish(xw, rn);
-  }
-  status.outcome = ir_outcome::fell_back;
-  return finish(xw, rn);
+  Impl::check_gesv_ir_arguments(A, b, x, options);
+  return Impl::gesv_ir_columns(exec, A, b, x, options, engine).front();
 }
 
-/// gesv_ir with kacc's portable LU engine (kacc_lu).
+/// Solves A X = B for the k columns of B (n x k) at once, as LAPACK's dsgesv with NRHS = k:
+/// A is factored once in options.factors and each column refined as gesv_ir(exec, A, b, x)
+/// refines b; the columns that fail share one fp64 factorisation (fallback). Returns one
+/// ir_status per column. A non-finite column of B fails alone (its column of X is NaN); a
+/// non-finite A, or one singular in fp64 too, fails every column; a low-precision
+/// factorisation that fails sends every column to the fallback. Throws
+/// std::invalid_argument (naming the argument) for a non-square A, B with another number
+/// of rows, X of other extents than B, X sharing memory with A or B, or options out of
+/// range.
+template <
+    class Exec, class AV, class BV, class XV, class Engine,
+    std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<XV> && BV::rank == 2, int> = 0>
+std::vector<ir_status> gesv_ir(const Exec& exec, const AV& A, const BV& B, const XV& X,
+                               const ir_options& options, Engine& engine) {
+  static_assert(AV::rank == 2, "kacc::solve::gesv_ir: A must be rank 2");
+  static_assert(XV::rank == 2, "kacc::solve::gesv_ir: B and X must both be rank 2");
+  KACC_REQUIRE_ACCESSIBLE(Exec, AV, "kacc::solve::gesv_ir", "A");
+  KACC_REQUIRE_ACCESSIBLE(Exec, BV, "kacc::solve::gesv_ir", "B");
+  KACC_REQUIRE_ACCESSIBLE(Exec, XV, "kacc::solve::gesv_ir", "X");
+  Impl::check_gesv_ir_arguments(A, B, X, options);
+  return Impl::gesv_ir_columns(exec, A, B, X, options, engine);
+}
+
+/// gesv_ir with kacc's portable LU engine (kacc_lu), for one right-hand side (rank-1 b
+/// and x: an ir_status) or several (rank-2 B and X: one ir_status per column).
 template <class Exec, class AV, class BV, class XV,
           class Enable = std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<XV>>>
-ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
-                  const ir_options& options = {}) {
+auto gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
+             const ir_options& options = {}) {
   kacc_lu<Exec> engine;
   return gesv_ir(exec, A, b, x, options, engine);
 }

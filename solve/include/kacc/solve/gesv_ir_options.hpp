@@ -67,7 +67,8 @@ struct ir_options {
 enum class ir_outcome {
   converged,      ///< the low-precision refinement met the tolerance
   fell_back,      ///< it did not (see reason); x is from the fp64 factorisation
-  not_converged,  ///< it did not and the fallback is off: x is the last iterate, not a solution
+  not_converged,  ///< it did not and the fallback is off: x is the last iterate, not a
+                  ///< solution (NaN when no factors could be computed)
   failed          ///< no solution: bad input, or A is singular in fp64 too (see reason)
 };
 
