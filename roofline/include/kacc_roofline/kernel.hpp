@@ -19,6 +19,7 @@
 /// compute-bound region. On GPUs one item is one entry.
 
 #include <kacc/core/block_load.hpp>
+#include <kacc/core/error_free.hpp>
 #include <kacc/core/traits.hpp>
 
 #include <cstddef>
@@ -53,16 +54,12 @@ namespace kacc_roofline {
 /// Independent FMA chains per entry (mixbench uses 8).
 inline constexpr int chains = 8;
 
-/// Fused multiply-add, rounded once, on every back end. The kernel calls it unqualified,
-/// so a test's counting arithmetic type can supply its own through argument-dependent
-/// lookup.
+/// Fused multiply-add, rounded once, on every back end (kacc::math::fma). The kernel calls
+/// it unqualified, so a test's counting arithmetic type can supply its own through
+/// argument-dependent lookup.
 template <class T>
 KOKKOS_INLINE_FUNCTION T fma(T a, T b, T c) {
-#if KACC_KOKKOS_VERSION_AT_LEAST(4, 0)
-  return Kokkos::fma(a, b, c);
-#else
-  return std::fma(a, b, c);  // Kokkos 3 has no portable fma; its host back ends use this
-#endif
+  return kacc::math::fma(a, b, c);
 }
 
 /// FLOPs per entry at `iterations`: 2 per FMA, then chains - 1 adds and one multiply

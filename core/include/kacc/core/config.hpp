@@ -84,6 +84,16 @@ using Kokkos::Experimental::sqrt;
 
 }  // namespace math
 
+/// *address = value, a relaxed atomic store, on host and device (Kokkos 3 has it only in
+/// Kokkos::Impl).
+KOKKOS_INLINE_FUNCTION void atomic_store_relaxed(int* address, int value) {
+#if KACC_KOKKOS_VERSION_AT_LEAST(4, 0)
+  Kokkos::atomic_store(address, value);
+#else
+  Kokkos::Impl::atomic_store(address, value, Kokkos::Impl::memory_order_relaxed);
+#endif
+}
+
 /// Reinterprets the bits of a trivially copyable value; usable in kernels.
 template <class To, class From>
 KOKKOS_INLINE_FUNCTION To bit_cast(const From& from) {

@@ -335,11 +335,7 @@ KOKKOS_INLINE_FUNCTION T load(const typename format_traits<Format>::storage_type
 /// Records a saturated write: a relaxed atomic store of 1, made only when one happens, so
 /// writes that fit cost a compare and no memory traffic.
 KOKKOS_INLINE_FUNCTION void raise_flag(int* flag) {
-#if KACC_KOKKOS_VERSION_AT_LEAST(4, 0)
-  Kokkos::atomic_store(flag, 1);
-#else
-  Kokkos::Impl::atomic_store(flag, 1, Kokkos::Impl::memory_order_relaxed);
-#endif
+  atomic_store_relaxed(flag, 1);
 }
 
 template <class Format, class Policy, class T, class Scale, class Flag = no_flag>
