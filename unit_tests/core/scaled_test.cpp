@@ -5,6 +5,7 @@
 // MPFR's ties-to-even rounding at every rounding boundary of int8 and on 10^7 random
 // values each for int16 and int32.
 #include <kacc/core.hpp>
+#include <kacc_testing/invalid_argument.hpp>
 #include <kacc_testing/rescaled.hpp>
 
 #include <gtest/gtest.h>
@@ -47,15 +48,6 @@ std::vector<T> random_values(std::size_t n, double magnitude, unsigned seed) {
   std::vector<T> xs(n);
   for (auto& x : xs) x = static_cast<T>(u(rng));
   return xs;
-}
-
-std::string message_of(void (*f)()) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no std::invalid_argument thrown)";
 }
 
 }  // namespace
@@ -186,7 +178,7 @@ TEST(Scaled, NonFiniteDataThrows) {
     kacc::View<double**, Host, kacc::StoredAs<Int16s>> qa("qa", 3, 3);
     EXPECT_THROW(kacc::deep_copy(qa, a), std::invalid_argument);
   }
-  const std::string m = message_of([] {
+  const std::string m = kacc_testing::invalid_argument_message([] {
     Kokkos::View<float**, Host> a("a", 2, 2);
     a(0, 1) = std::numeric_limits<float>::infinity();
     kacc::View<float**, Host, kacc::StoredAs<Int16s>> qa("qa", 2, 2);

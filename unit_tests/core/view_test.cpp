@@ -3,6 +3,7 @@
 #include "format_reference.hpp"
 
 #include <kacc/core.hpp>
+#include <kacc_testing/invalid_argument.hpp>
 
 #include <gtest/gtest.h>
 
@@ -529,29 +530,17 @@ TEST(DeepCopy, PlainViewsOfOtherTypesConvertThroughKacc) {
 
 // --- errors ---------------------------------------------------------------------------
 
-namespace {
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no std::invalid_argument thrown)";
-}
-}  // namespace
-
 TEST(Errors, DeepCopyWithMismatchedExtentsNamesThem) {
   HView<double*, kacc::fp16> a("a", 3);
   Kokkos::View<double*, Host> b("b", 4);
   EXPECT_THROW(kacc::deep_copy(a, b), std::invalid_argument);
-  const std::string m1 = message_of([&] { kacc::deep_copy(a, b); });
+  const std::string m1 = kacc_testing::invalid_argument_message([&] { kacc::deep_copy(a, b); });
   EXPECT_NE(m1.find("kacc::deep_copy"), std::string::npos) << m1;
   EXPECT_NE(m1.find("(3)"), std::string::npos) << m1;
   EXPECT_NE(m1.find("(4)"), std::string::npos) << m1;
   HView<double**, kacc::bf16> c("c", 3, 4);
   HView<double**, float> d("d", 4, 3);
-  const std::string m2 = message_of([&] { kacc::deep_copy(c, d); });
+  const std::string m2 = kacc_testing::invalid_argument_message([&] { kacc::deep_copy(c, d); });
   EXPECT_NE(m2.find("(3, 4)"), std::string::npos) << m2;
   EXPECT_NE(m2.find("(4, 3)"), std::string::npos) << m2;
   // Nothing was written.
@@ -560,7 +549,8 @@ TEST(Errors, DeepCopyWithMismatchedExtentsNamesThem) {
 
 TEST(Errors, NegativeExtentThrows) {
   EXPECT_THROW((HView<double*, kacc::fp16>("neg", -1)), std::invalid_argument);
-  const std::string m = message_of([] { HView<double**, kacc::bf16>("neg2", 3, -5); });
+  const std::string m =
+      kacc_testing::invalid_argument_message([] { HView<double**, kacc::bf16>("neg2", 3, -5); });
   EXPECT_NE(m.find("neg2"), std::string::npos) << m;
   EXPECT_NE(m.find("-5"), std::string::npos) << m;
   EXPECT_NE(m.find("extent 1"), std::string::npos) << m;

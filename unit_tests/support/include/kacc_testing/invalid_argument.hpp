@@ -1,5 +1,5 @@
 #pragma once
-// The check of kacc's argument errors, shared by the tests of every entry point: the call
+// The checks of kacc's argument errors, shared by the tests of every entry point: the call
 // throws std::invalid_argument, and its message names the function (with its namespace)
 // and the argument, as the entry points promise.
 #include <gtest/gtest.h>
@@ -8,6 +8,18 @@
 #include <string>
 
 namespace kacc_testing {
+
+/// Calls f and returns the message of the std::invalid_argument it throws, or "accepted"
+/// when it throws none.
+template <class F>
+std::string invalid_argument_message(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
 
 /// Calls f and expects std::invalid_argument whose message contains `function` (e.g.
 /// "kacc::blas::gemv") and `what` (the argument, or the extents it was given).
