@@ -539,41 +539,30 @@ std::vector<ir_status> gesv_ir_columns(const Exec& exec, const AV& A, const BV& 
 /// its preconditioner is applied in the factors' precision). Throws std::invalid_argument
 /// (naming the argument) for a non-square A, b or x of another extent, x sharing memory with
 /// A or b, or options out of range.
-template <
-    class Exec, class AV, class BV, class XV, class Engine,
-    std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<XV> && BV::rank == 1, int> = 0>
-ir_status gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x,
-                  const ir_options& options, Engine& engine) {
+///
+/// Several right-hand sides, as LAPACK's dsgesv with NRHS = k: with B and X of rank 2
+/// (n x k), A is factored once and each column of B refined as a rank-1 b is; the columns
+/// that fail share one fp64 factorisation (fallback). Returns one ir_status per column
+/// (an ir_status for rank-1 b and x). A non-finite column of B fails alone (its column of
+/// X is NaN); a non-finite A, or one singular in fp64 too, fails every column; a
+/// low-precision factorisation that fails sends every column to the fallback.
+template <class Exec, class AV, class BV, class XV, class Engine,
+          class Enable = std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<XV>>>
+auto gesv_ir(const Exec& exec, const AV& A, const BV& b, const XV& x, const ir_options& options,
+             Engine& engine) {
   static_assert(AV::rank == 2, "kacc::solve::gesv_ir: A must be rank 2");
-  static_assert(XV::rank == 1, "kacc::solve::gesv_ir: b and x must be rank 1");
+  static_assert((BV::rank == 1 || BV::rank == 2) && XV::rank == BV::rank,
+                "kacc::solve::gesv_ir: b and x must be rank 1, or B and X rank 2");
   KACC_REQUIRE_ACCESSIBLE(Exec, AV, "kacc::solve::gesv_ir", "A");
-  KACC_REQUIRE_ACCESSIBLE(Exec, BV, "kacc::solve::gesv_ir", "b");
-  KACC_REQUIRE_ACCESSIBLE(Exec, XV, "kacc::solve::gesv_ir", "x");
+  KACC_REQUIRE_ACCESSIBLE(Exec, BV, "kacc::solve::gesv_ir", "b (B)");
+  KACC_REQUIRE_ACCESSIBLE(Exec, XV, "kacc::solve::gesv_ir", "x (X)");
   Impl::check_gesv_ir_arguments(A, b, x, options);
-  return Impl::gesv_ir_columns(exec, A, b, x, options, engine).front();
-}
-
-/// Solves A X = B for the k columns of B (n x k) at once, as LAPACK's dsgesv with NRHS = k:
-/// A is factored once in options.factors and each column refined as gesv_ir(exec, A, b, x)
-/// refines b; the columns that fail share one fp64 factorisation (fallback). Returns one
-/// ir_status per column. A non-finite column of B fails alone (its column of X is NaN); a
-/// non-finite A, or one singular in fp64 too, fails every column; a low-precision
-/// factorisation that fails sends every column to the fallback. Throws
-/// std::invalid_argument (naming the argument) for a non-square A, B with another number
-/// of rows, X of other extents than B, X sharing memory with A or B, or options out of
-/// range.
-template <
-    class Exec, class AV, class BV, class XV, class Engine,
-    std::enable_if_t<is_view_v<AV> && is_view_v<BV> && is_view_v<XV> && BV::rank == 2, int> = 0>
-std::vector<ir_status> gesv_ir(const Exec& exec, const AV& A, const BV& B, const XV& X,
-                               const ir_options& options, Engine& engine) {
-  static_assert(AV::rank == 2, "kacc::solve::gesv_ir: A must be rank 2");
-  static_assert(XV::rank == 2, "kacc::solve::gesv_ir: B and X must both be rank 2");
-  KACC_REQUIRE_ACCESSIBLE(Exec, AV, "kacc::solve::gesv_ir", "A");
-  KACC_REQUIRE_ACCESSIBLE(Exec, BV, "kacc::solve::gesv_ir", "B");
-  KACC_REQUIRE_ACCESSIBLE(Exec, XV, "kacc::solve::gesv_ir", "X");
-  Impl::check_gesv_ir_arguments(A, B, X, options);
-  return Impl::gesv_ir_columns(exec, A, B, X, options, engine);
+  auto statuses = Impl::gesv_ir_columns(exec, A, b, x, options, engine);
+  if constexpr (BV::rank == 1) {
+    return statuses.front();
+  } else {
+    return statuses;
+  }
 }
 
 /// gesv_ir with kacc's portable LU engine (kacc_lu), for one right-hand side (rank-1 b
