@@ -22,6 +22,40 @@
 #include <vector>
 
 namespace {
+/// A user's own scaled format, stored in int16 as scaled<std::int16_t> is but with another
+/// value: (2 s + 1) * scale, the odd multiples of the scale.
+struct odd_int16 {};
+}  // namespace
+
+namespace kacc {
+template <>
+struct format_traits<odd_int16> {
+  using storage_type = std::int16_t;
+  static constexpr bool is_scaled = true;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T decode(std::int16_t s, T scale) {
+    return (T(2) * static_cast<T>(s) + T(1)) * scale;
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static std::int16_t encode(T v, T scale) {
+    const T q = std::nearbyint((v / scale - T(1)) / T(2));
+    return static_cast<std::int16_t>(q < T(-32767) ? T(-32767) : q > T(32767) ? T(32767) : q);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static bool fits(T v, T scale) {
+    const T q = (v / scale - T(1)) / T(2);
+    return q >= T(-32767.5) && q <= T(32767.5);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T scale_for(T magnitude) {
+    return magnitude / T(65535);
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr double max_value() { return 65535.0; }
+  static constexpr const char* name() { return "odd16"; }
+};
+}  // namespace kacc
+
+namespace {
 
 using Host = Kokkos::HostSpace;
 constexpr std::size_t patterns = 65536;
@@ -121,6 +155,33 @@ TEST(BlockLoad, ScaledAndWideFormatsReadAsScalar) {
   kacc::View<double*, Host, kacc::StoredAs<float>> f("f", 64);
   for (std::size_t i = 0; i < 64; ++i) f(i) = 0.1 * static_cast<double>(i) - 3;
   expect_same_bits<16, double>(f, 0, 16, "fp32");
+}
+
+// A scaled format of the user's own loads and stores through its own format_traits, as
+// entry by entry: the SIMD scaled decoders and encoders, which compute integer * scale,
+// are for kacc::scaled<Integer> only, although this format's storage is int16 as well.
+TEST(BlockLoad, UserScaledFormatUsesItsOwnTraits) {
+  constexpr int W = 16;
+  kacc::View<double*, Host, kacc::StoredAs<odd_int16>> v("v", 2 * W);
+  Kokkos::deep_copy(v.scales(), 0.25);
+  for (int i = 0; i < 2 * W; ++i) v.storage()(i) = static_cast<std::int16_t>(100 - 7 * i);
+  expect_same_bits<W, double>(v, 0, 1, "odd16");
+  double out[W], in[W];
+  kacc::Impl::load_block<W>(v, 0, out);
+  for (int l = 0; l < W; ++l) EXPECT_EQ(out[l], (2.0 * (100 - 7 * l) + 1) * 0.25) << l;
+  for (int l = 0; l < W; ++l) in[l] = (2.0 * (l - 5) + 1) * 0.25;
+  kacc::Impl::store_block<W>(v, W, in);
+  for (int l = 0; l < W; ++l) EXPECT_EQ(v.storage()(W + l), l - 5) << l;
+  EXPECT_FALSE(v.saturated());
+  kacc::View<double**, Kokkos::LayoutRight, Host, kacc::StoredAs<odd_int16>> m("m", 3, W);
+  Kokkos::deep_copy(m.scales(), 0.5);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < W; ++j) m.storage()(i, j) = static_cast<std::int16_t>(i * W + j - 20);
+  for (int i = 0; i < 3; ++i) {
+    kacc::Impl::load_block<W>(m, i, 0, 1, out);
+    for (int l = 0; l < W; ++l)
+      EXPECT_EQ(out[l], (2.0 * (i * W + l - 20) + 1) * 0.5) << i << " " << l;
+  }
 }
 
 // Runs of a scaled matrix (int8, int16 and int32; scales along columns, along rows, or one)

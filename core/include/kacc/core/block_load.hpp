@@ -756,13 +756,22 @@ inline bool store_scaled_block(const T* in, const T scale, const T inverse, Inte
 #endif
 }  // namespace detail
 
-/// Whether V is a kacc view of a scaled format with one scale for all its entries (a
+/// Whether Format is kacc::scaled<Integer>, whose entries are integer * scale: the scaled
+/// block loads and stores compute that themselves. Any other scaled format (a user's own)
+/// loads and stores entry by entry through its format_traits.
+template <class Format>
+struct is_scaled_integer_format : std::false_type {};
+template <class Integer>
+struct is_scaled_integer_format<scaled<Integer>> : std::true_type {};
+
+/// Whether V is a kacc view of scaled<Integer> with one scale for all its entries (a
 /// vector's): its blocks load and store against that scale, read once per block.
 template <class V, bool = is_kacc_view_v<V>>
 struct single_scale : std::false_type {};
 template <class V>
-    struct single_scale<V, true> : std::integral_constant < bool,
-    V::is_scaled&& V::scale_axis<0> {};
+struct single_scale<V, true>
+    : std::integral_constant<bool, V::is_scaled && (V::scale_axis < 0) &&
+                                       is_scaled_integer_format<typename V::format_type>::value> {};
 /// single_scale<V>::value.
 template <class V>
 inline constexpr bool single_scale_v = single_scale<V>::value;
@@ -778,17 +787,17 @@ struct scaled_vector_loads_vectorised<V, true>
           bool, V::rank == 1 && detail::scaled_block_decoder<
                                     typename V::format_traits_type::storage_type>::vectorised> {};
 
-/// Whether V is a kacc matrix of scaled int8, int16 or int32 whose runs along a dimension (stride
-/// 1) load through the SIMD scaled decoders: against one scale, or a scale per entry along
-/// the scale axis (load_block of rank 2).
+/// Whether V is a kacc matrix of scaled int8, int16 or int32 (kacc::scaled<Integer>) whose
+/// runs along a dimension (stride 1) load through the SIMD scaled decoders: against one
+/// scale, or a scale per entry along the scale axis (load_block of rank 2).
 template <class V, bool = is_kacc_view_v<V>>
 struct scaled_matrix_loads_vectorised : std::false_type {};
 template <class V>
 struct scaled_matrix_loads_vectorised<V, true>
-    : std::integral_constant<bool,
-                             V::is_scaled && V::rank == 2 &&
-                                 detail::scaled_block_decoder<
-                                     typename V::format_traits_type::storage_type>::vectorised> {};
+    : std::integral_constant<
+          bool, is_scaled_integer_format<typename V::format_type>::value && V::rank == 2 &&
+                    detail::scaled_block_decoder<
+                        typename V::format_traits_type::storage_type>::vectorised> {};
 
 /// Whether block loads of V use SIMD conversions on this target: kernels stage entries
 /// through them only then, and keep their plain loops (which compilers vectorise whole)
