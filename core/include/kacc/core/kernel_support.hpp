@@ -231,9 +231,10 @@ W rescale_workspace(const V& like, bool zeroed, std::index_sequence<R...>) {
 ///   (detail::copy_converted). Kernels that read out's old values (`reads_out`: beta != 0,
 ///   axpy, scal, trsv's in-place b) find them in the workspace, decoded into it before the
 ///   first run. The cost, for such views only: a fence and two reads of the flag per
-///   call (and a write when it was raised before); with reads_out a read of out and a
-///   write of the workspace before the first run; when something saturated, the kernels once more,
-///   two reads of the workspace (scales, store) and a write of out. A subview whose scales also
+///   call (and two writes, a clear and a restore, when it was raised before); with
+///   reads_out a read of out and a write of the workspace before the first run; when
+///   something saturated, the kernels once more, two reads of the workspace (scales,
+///   store), a write of out and the flag cleared and read once more. A subview whose scales also
 ///   cover entries outside it (shared) cannot re-pick them: its writes saturate and raise out's
 ///   flag, with nothing decoded or rerun.
 /// - any other policy: nothing.

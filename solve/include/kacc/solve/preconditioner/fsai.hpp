@@ -173,7 +173,7 @@ class Fsai {
     g.val.resize(nnz);
     std::int64_t first_failed = n;
     Kokkos::parallel_reduce(
-        "kacc::solve::Fsai::rows", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
+        "kacc::solve::Fsai::rows", kacc::Impl::range(Kokkos::DefaultHostExecutionSpace(), 0, n),
         [&](const std::int64_t i, std::int64_t& failed) {
           const auto p = lower_pattern(i);
           const int m = static_cast<int>(p.size());

@@ -214,7 +214,7 @@ class Sai {
     m.val.resize(nnz);
     std::int64_t first_failed = n;
     Kokkos::parallel_reduce(
-        "kacc::solve::Sai::columns", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
+        "kacc::solve::Sai::columns", kacc::Impl::range(Kokkos::DefaultHostExecutionSpace(), 0, n),
         [&](const std::int64_t j, std::int64_t& failed) {
           const auto cols = Impl::sai_column_pattern(by_column, j, pattern);
           const auto rows = Impl::union_of_rows(by_column, cols.data(), cols.data() + cols.size());
