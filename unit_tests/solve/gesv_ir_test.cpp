@@ -636,7 +636,11 @@ TEST(GesvIr, ColumnsFailAndFallBack) {
       const auto x = column(stored(X), k, j);
       EXPECT_LE(backward_error(a, column(b, k, j), x),
                 2 * std::max(fp64_lu_backward_error(a, column(b, k, j)), 0x1p-53));
-      EXPECT_NEAR(s[j].backward_error, backward_error(a, column(b, k, j), x), 1e-16) << j;
+      // The reported backward error is the fallback's, from an fp64 residual: within a
+      // factor 2 of the exact one (here 0.8 to 1.3 times it).
+      const double exact = backward_error(a, column(b, k, j), x);
+      EXPECT_GT(s[j].backward_error, 0.5 * exact) << j;
+      EXPECT_LT(s[j].backward_error, 2 * exact) << j;
     }
   }
   {
