@@ -1,6 +1,7 @@
 // kacc::lapack::getrf and getrs: P A = L U in every storage format and both loop shapes,
 // checked entry by entry against the exact (MPFR) product of the stored factors; LAPACK's
-// pivots and info; solves checked by their exact residual; argument checks.
+// pivots and info; solves (one or several right-hand sides) checked by their exact
+// residual; argument checks.
 #include <kacc/lapack.hpp>
 
 #include "../blas/blas_reference.hpp"
@@ -118,14 +119,35 @@ TEST(Getrf, FirstLargestPivot) {
   EXPECT_EQ(ipiv(0), 2);
 }
 
+/// Expects the exact residual of x (n entries) for A x = b (A row-major n x n) within the
+/// backward error bound of LU with unit roundoff u: Wilkinson's, with a growth factor far
+/// below its worst case.
+void expect_small_residual(const std::vector<double>& a, std::size_t n,
+                           const std::vector<double>& x, const std::vector<double>& b, double u) {
+  double rmax = 0, anorm = 0, xnorm = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    rmax = std::max(rmax, kacc_testing::exact_dot(n, &a[i * n], x.data(), -b[i]).abs_error(0.0));
+    double row = 0;
+    for (std::size_t j = 0; j < n; ++j) row += std::fabs(a[i * n + j]);
+    anorm = std::max(anorm, row);
+    xnorm = std::max(xnorm, std::fabs(x[i]));
+  }
+  EXPECT_LE(rmax, 4 * n * u * anorm * xnorm);
+}
+
+/// n x n values with the diagonal raised by 4, which keeps kappa(A) small.
+std::vector<double> well_conditioned(std::size_t n, unsigned seed) {
+  auto v = random_values(n * n, seed);
+  for (std::size_t i = 0; i < n; ++i) v[i * n + i] += 4;
+  return v;
+}
+
 // getrs solves with the stored factors: the exact residual of the solution is within
 // the backward error bound of LU in the factor format.
 template <class S>
 void check_getrs(std::size_t n) {
   SCOPED_TRACE(::testing::Message() << "n=" << n << " format=" << kacc::Impl::format_of<Mat<S>>());
-  auto v = random_values(n * n, 3 * n);
-  for (std::size_t i = 0; i < n; ++i) v[i * n + i] += 4;  // keeps kappa(A) small
-  auto A = make_matrix<Mat<S>>(v, n, n);
+  auto A = make_matrix<Mat<S>>(well_conditioned(n, 3 * n), n, n);
   const auto a = stored(A);
   Mat<double> F("F", n, n);
   kacc::deep_copy(F, A);
@@ -134,17 +156,7 @@ void check_getrs(std::size_t n) {
   const auto b = random_values(n, 4 * n);
   auto x = make_vector<kacc::View<double*, Kokkos::HostSpace>>(b);
   kacc::lapack::getrs(F, ipiv, x);
-  const auto xs = stored(x);
-  double rmax = 0, anorm = 0, xnorm = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    rmax = std::max(rmax, kacc_testing::exact_dot(n, &a[i * n], xs.data(), -b[i]).abs_error(0.0));
-    double row = 0;
-    for (std::size_t j = 0; j < n; ++j) row += std::fabs(a[i * n + j]);
-    anorm = std::max(anorm, row);
-    xnorm = std::max(xnorm, std::fabs(xs[i]));
-  }
-  // fp64 LU: Wilkinson's bound with a growth factor far below its worst case.
-  EXPECT_LE(rmax, 4 * n * 0x1p-53 * anorm * xnorm);
+  expect_small_residual(a, n, stored(x), b, 0x1p-53);
 }
 
 TEST(Getrs, Solves) {
@@ -152,6 +164,64 @@ TEST(Getrs, Solves) {
     check_getrs<double>(n);
     check_getrs<kacc::fp16>(n);
   }
+}
+
+// Several right-hand sides: each column of B solved by the blocked solve (diagonal
+// blocks of getrf's width, GEMM updates past them) in both loop shapes, B in either
+// layout and in fp64 or fp32 (rounded at every block), n across several blocks.
+template <shape Shape, class BS, class BLayout>
+void check_getrs_columns(std::size_t n, std::size_t k) {
+  SCOPED_TRACE(::testing::Message()
+               << "n=" << n << " k=" << k << " B=" << (kacc::Impl::format_of<Mat<BS, BLayout>>())
+               << " shape=" << (Shape == shape::host ? "host" : "team"));
+  const auto a = well_conditioned(n, 5 * n + k);
+  Mat<double> F = make_matrix<Mat<double>>(a, n, n);
+  Pivots ipiv("ipiv", n);
+  ASSERT_EQ(kacc::lapack::getrf(F, ipiv), 0);
+  auto B = make_matrix<Mat<BS, BLayout>>(random_values(n * k, 6 * n + k), n, k);
+  const auto b = stored(B);
+  kacc::lapack::Impl::getrs_columns<double, double, Shape>("getrs_columns", Host(), F, ipiv, B);
+  Host().fence();
+  const auto x = stored(B);
+  for (std::size_t j = 0; j < k; ++j) {
+    std::vector<double> xj(n), bj(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      xj[i] = x[i * k + j];
+      bj[i] = b[i * k + j];
+    }
+    SCOPED_TRACE(::testing::Message() << "column " << j);
+    expect_small_residual(a, n, xj, bj, std::is_same<BS, double>::value ? 0x1p-53 : 0x1p-24);
+  }
+}
+
+TEST(Getrs, Columns) {
+  for (std::size_t n : {1, 7, 130, 300}) {
+    for (std::size_t k : {1, 3}) {
+      check_getrs_columns<shape::host, double, Kokkos::LayoutLeft>(n, k);
+      check_getrs_columns<shape::team, double, Kokkos::LayoutLeft>(n, k);
+    }
+    check_getrs_columns<shape::host, float, Kokkos::LayoutRight>(n, 5);
+    check_getrs_columns<shape::team, float, Kokkos::LayoutRight>(n, 5);
+  }
+  // The public entry takes rank-2 B, and k = 0.
+  const std::size_t n = 20, k = 2;
+  const auto a = well_conditioned(n, 9);
+  Mat<double> F = make_matrix<Mat<double>>(a, n, n);
+  Pivots ipiv("ipiv", n);
+  ASSERT_EQ(kacc::lapack::getrf(F, ipiv), 0);
+  const auto b = random_values(n * k, 10);
+  auto B = make_matrix<Mat<double>>(b, n, k);
+  kacc::lapack::getrs(F, ipiv, B);
+  const auto x = stored(B);
+  for (std::size_t j = 0; j < k; ++j) {
+    std::vector<double> xj(n), bj(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      xj[i] = x[i * k + j];
+      bj[i] = b[i * k + j];
+    }
+    expect_small_residual(a, n, xj, bj, 0x1p-53);
+  }
+  kacc::lapack::getrs(F, ipiv, Mat<double>("B", n, 0));
 }
 
 TEST(Lapack, ArgumentsRejected) {
@@ -162,6 +232,8 @@ TEST(Lapack, ArgumentsRejected) {
   expect_invalid_argument([&] { kacc::lapack::getrs(A, p3, b3); }, "kacc::lapack::getrs", "square");
   expect_invalid_argument([&] { kacc::lapack::getrs(S, p3, b4); }, "kacc::lapack::getrs", "(4)");
   expect_invalid_argument([&] { kacc::lapack::getrs(S, p2, b3); }, "kacc::lapack::getrs", "(2)");
+  expect_invalid_argument([&] { kacc::lapack::getrs(S, p3, Mat<double>("B", 4, 2)); },
+                          "kacc::lapack::getrs", "B has extents (4,2)");
 }
 
 }  // namespace
