@@ -96,11 +96,15 @@ struct openblas_lu {
     }
     return info;
   }
-  void solve(const Host& exec, const Vector& v) {
+  void solve(const Host& exec, const Vector& v) { solve_in_place(exec, v); }
+  /// Several columns at once (gesv_ir refines several right-hand sides together).
+  void solve(const Host& exec, const Matrix& v) { solve_in_place(exec, v); }
+  template <class V>
+  void solve_in_place(const Host& exec, const V& v) {
     if (format == kacc::solve::factor_format::fp64) {
-      const int one = 1;
+      const int nrhs = V::rank == 1 ? 1 : static_cast<int>(v.extent(1));
       int info;
-      dgetrs_("N", &n, &one, f64.data(), &n, ipiv.data(), v.data(), &n, &info);
+      dgetrs_("N", &n, &nrhs, f64.data(), &n, ipiv.data(), v.data(), &n, &info);
     } else {
       const Factors32 lu(
           Kokkos::View<float**, Kokkos::LayoutLeft, Host::memory_space, Kokkos::MemoryUnmanaged>(

@@ -552,13 +552,14 @@ void expect_same_status(const ir_status& s, const ir_status& t) {
       << s.backward_error << " " << t.backward_error;
 }
 
-// Several right-hand sides (rank-2 B and X, as dsgesv's NRHS): one factorisation, and
-// each column's solution and status bit for bit those of gesv_ir on that column alone,
-// for B and X in either layout and X stored in fp32.
+// Several right-hand sides (rank-2 B and X, as dsgesv's NRHS), fewer than are refined
+// together: one factorisation, and each column's solution and status bit for bit those
+// of gesv_ir on that column alone, for B and X in either layout and X stored in fp32.
 template <class BM, class XM, class XV>
 void expect_columns_solved_as_alone(factor_format f, refinement m) {
   SCOPED_TRACE(::testing::Message() << name(f) << (m == refinement::gmres ? " gmres" : " classic"));
   const std::size_t n = 100, k = 3;
+  static_assert(k < kacc::solve::Impl::ir_together_columns, "each column refined alone");
   const auto a = conditioned(n, 1e4, 31);
   const auto b = with_columns({random_values(n, 32), random_values(n, 33), random_values(n, 34)});
   ir_options o;
@@ -593,6 +594,115 @@ TEST(GesvIr, ColumnsSolvedAsEachAlone) {
     expect_columns_solved_as_alone<Right, Fp32Columns, Fp32Vec>(factor_format::fp32, m);
   }
   expect_columns_solved_as_alone<Mat, Right, Vec>(factor_format::fp16, refinement::gmres);
+}
+
+/// kacc_lu counting its solves of one column and of several.
+struct counting_lu : kacc_lu<Host> {
+  int vector_solves = 0, matrix_solves = 0;
+  void solve(const Host& exec, const vector_type& v) {
+    ++vector_solves;
+    kacc_lu<Host>::solve(exec, v);
+  }
+  void solve(const Host& exec, const matrix_type& v) {
+    ++matrix_solves;
+    kacc_lu<Host>::solve(exec, v);
+  }
+};
+
+/// kacc_lu without the multi-column solve, counting its solves.
+struct column_by_column_lu {
+  kacc_lu<Host> lu;
+  int vector_solves = 0;
+  kacc::index_type factor(const Host& exec, const kacc_lu<Host>::matrix_type& S, factor_format f) {
+    return lu.factor(exec, S, f);
+  }
+  void solve(const Host& exec, const kacc_lu<Host>::vector_type& v) {
+    ++vector_solves;
+    lu.solve(exec, v);
+  }
+};
+
+// Classic refinement of Impl::ir_together_columns or more columns takes them together:
+// the first iterates from one multi-column solve with the factors, then per step one GEMM
+// residual and one multi-column solve, until the last column stops (one solve per column
+// with an engine that has no multi-column solve). Each column ends as it does alone
+// (same outcome, within one step) and within twice the fp64 LU's backward error, a zero
+// column after no step at all; n spans several of getrs' diagonal blocks, B and X in
+// either layout, X in fp32, scaled fp16 factors, a double_double residual.
+template <class BM, class XM>
+void expect_columns_refined_together(std::size_t n, factor_format f, residual_precision r) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " " << name(f)
+                                    << (r == residual_precision::fp64 ? "" : " dd residual"));
+  const std::size_t k = 6;
+  static_assert(k >= kacc::solve::Impl::ir_together_columns, "the columns refined together");
+  const auto a = conditioned(n, 1e4, 51);
+  const std::vector<double> zeros(n, 0.0);
+  const auto b = with_columns({random_values(n, 52), random_values(n, 53), zeros,
+                               random_values(n, 54), random_values(n, 55), random_values(n, 56)});
+  ir_options o;
+  o.factors = f;
+  o.residual = r;
+  const auto A = make_matrix<Mat>(a, n, n);
+  const auto B = make_matrix<BM>(b, n, k);
+  const bool fp64_x = kacc::Impl::format_of<XM>() == kacc::Impl::format_of<Mat>();
+  // Checks each column of X against the column solved alone; returns the most steps.
+  auto expect_solved = [&](const std::vector<ir_status>& statuses, const XM& X) {
+    EXPECT_EQ(statuses.size(), k);
+    const auto x = stored(X);
+    int steps = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      SCOPED_TRACE(::testing::Message() << "column " << j);
+      const ir_status& s = statuses[j];
+      Vec xj("x", n);
+      const ir_status alone = gesv_ir(Host(), A, make_vector<Vec>(column(b, k, j)), xj, o);
+      EXPECT_EQ(s.outcome, ir_outcome::converged) << to_string(s.reason);
+      EXPECT_EQ(s.outcome, alone.outcome);
+      EXPECT_LE(std::abs(s.outer_iterations - alone.outer_iterations), 1);
+      EXPECT_EQ(s.residual_history.size(), std::size_t(s.outer_iterations) + 1);
+      steps = std::max(steps, s.outer_iterations);
+      const auto bj = column(b, k, j), xs = column(x, k, j);
+      if (j == 2) {
+        EXPECT_EQ(s.outer_iterations, 0);
+        EXPECT_EQ(xs, zeros);
+        continue;
+      }
+      const double exact = backward_error(a, bj, xs);
+      if (fp64_x) {
+        EXPECT_LE(exact, 2 * std::max(fp64_lu_backward_error(a, bj), 0x1p-53));
+        EXPECT_GT(s.backward_error, 0.5 * exact);
+        EXPECT_LT(s.backward_error, 2 * exact);
+      } else {  // X rounds the solution to fp32, as it does the solution alone
+        std::vector<double> rounded = stored(xj);
+        for (double& v : rounded) v = static_cast<float>(v);
+        EXPECT_LE(exact, 2 * backward_error(a, bj, rounded));
+      }
+    }
+    EXPECT_GE(steps, 2);
+    return steps;
+  };
+  XM X("X", n, k);
+  counting_lu engine;
+  const int steps = expect_solved(gesv_ir(Host(), A, B, X, o, engine), X);
+  EXPECT_EQ(engine.matrix_solves, steps + 1) << "the first iterates and one per step";
+  EXPECT_EQ(engine.vector_solves, 1) << "the factors' overflow test";
+  EXPECT_EQ(stored(B), b) << "B changed";
+  column_by_column_lu columns;
+  const int column_steps = expect_solved(gesv_ir(Host(), A, B, X, o, columns), X);
+  EXPECT_EQ(columns.vector_solves, 1 + int(k) * (column_steps + 1));
+}
+
+TEST(GesvIr, ColumnsRefinedTogether) {
+  using Right = kacc::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using Fp32Columns =
+      kacc::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace, kacc::StoredAs<float>>;
+  for (const std::size_t n : {100, 300}) {
+    expect_columns_refined_together<Mat, Mat>(n, factor_format::fp32, residual_precision::fp64);
+    expect_columns_refined_together<Right, Fp32Columns>(n, factor_format::fp32,
+                                                        residual_precision::fp64);
+  }
+  expect_columns_refined_together<Mat, Right>(100, factor_format::fp16, residual_precision::fp64);
+  expect_columns_refined_together<Mat, Mat>(100, factor_format::fp16,
+                                            residual_precision::double_double);
 }
 
 // A non-finite column fails alone; columns whose refinement fails share one fp64

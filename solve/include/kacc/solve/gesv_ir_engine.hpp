@@ -3,8 +3,8 @@
 /// The factorisation engine of kacc::solve::gesv_ir: kacc's portable LU (kacc::lapack
 /// getrf/getrs) with the factors stored in the requested format. Another engine (a
 /// vendor LAPACK, say) is any class with the same two members, factor and solve, that
-/// leaves the matrix it factors unchanged and applies its factors in fp64 arithmetic; see
-/// kacc_lu.
+/// leaves the matrix it factors unchanged and applies its factors in fp64 arithmetic, and
+/// optionally a solve of several columns at once; see kacc_lu.
 
 #include <kacc/lapack.hpp>
 #include <kacc/solve/gesv_ir_options.hpp>
@@ -47,22 +47,12 @@ class kacc_lu {
   }
 
   /// v <- (L U)^{-1} P v with the factors of the last factor call, in fp64.
-  void solve(const Exec& exec, const vector_type& v) const {
-    switch (format_) {
-      case factor_format::fp64:
-        lapack::getrs<double>(exec, lu64_, ipiv_, v);
-        break;
-      case factor_format::fp32:
-        lapack::getrs<double>(exec, lu32_, ipiv_, v);
-        break;
-      case factor_format::fp16:
-        lapack::getrs<double>(exec, lu16_, ipiv_, v);
-        break;
-      case factor_format::bf16:
-        lapack::getrs<double>(exec, lub16_, ipiv_, v);
-        break;
-    }
-  }
+  void solve(const Exec& exec, const vector_type& v) const { solve_in_place(exec, v); }
+
+  /// Each column of V (n x k) solved as solve(exec, v) does, the factors read once for all
+  /// columns (kacc::lapack::getrs with several right-hand sides). An engine may leave
+  /// this member out: gesv_ir then solves column by column.
+  void solve(const Exec& exec, const matrix_type& V) const { solve_in_place(exec, V); }
 
  private:
   template <class F>
@@ -77,6 +67,24 @@ class kacc_lu {
               S.extent(0), S.extent(1));
     kacc::deep_copy(exec, lu, S);
     return lapack::getrf<double>(exec, lu, ipiv_);
+  }
+
+  template <class V>
+  void solve_in_place(const Exec& exec, const V& v) const {
+    switch (format_) {
+      case factor_format::fp64:
+        lapack::getrs<double>(exec, lu64_, ipiv_, v);
+        break;
+      case factor_format::fp32:
+        lapack::getrs<double>(exec, lu32_, ipiv_, v);
+        break;
+      case factor_format::fp16:
+        lapack::getrs<double>(exec, lu16_, ipiv_, v);
+        break;
+      case factor_format::bf16:
+        lapack::getrs<double>(exec, lub16_, ipiv_, v);
+        break;
+    }
   }
 
   factor_format format_ = factor_format::fp64;
