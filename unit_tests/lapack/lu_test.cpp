@@ -135,6 +135,20 @@ void expect_small_residual(const std::vector<double>& a, std::size_t n,
   EXPECT_LE(rmax, 4 * n * u * anorm * xnorm);
 }
 
+/// expect_small_residual for each column of X and B (row-major n x k).
+void expect_small_residuals(const std::vector<double>& a, std::size_t n, std::size_t k,
+                            const std::vector<double>& x, const std::vector<double>& b, double u) {
+  for (std::size_t j = 0; j < k; ++j) {
+    SCOPED_TRACE(::testing::Message() << "column " << j);
+    std::vector<double> xj(n), bj(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      xj[i] = x[i * k + j];
+      bj[i] = b[i * k + j];
+    }
+    expect_small_residual(a, n, xj, bj, u);
+  }
+}
+
 /// n x n values with the diagonal raised by 4, which keeps kappa(A) small.
 std::vector<double> well_conditioned(std::size_t n, unsigned seed) {
   auto v = random_values(n * n, seed);
@@ -182,16 +196,8 @@ void check_getrs_columns(std::size_t n, std::size_t k) {
   const auto b = stored(B);
   kacc::lapack::Impl::getrs_columns<double, double, Shape>("getrs_columns", Host(), F, ipiv, B);
   Host().fence();
-  const auto x = stored(B);
-  for (std::size_t j = 0; j < k; ++j) {
-    std::vector<double> xj(n), bj(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      xj[i] = x[i * k + j];
-      bj[i] = b[i * k + j];
-    }
-    SCOPED_TRACE(::testing::Message() << "column " << j);
-    expect_small_residual(a, n, xj, bj, std::is_same<BS, double>::value ? 0x1p-53 : 0x1p-24);
-  }
+  expect_small_residuals(a, n, k, stored(B), b,
+                         std::is_same<BS, double>::value ? 0x1p-53 : 0x1p-24);
 }
 
 TEST(Getrs, Columns) {
@@ -212,15 +218,7 @@ TEST(Getrs, Columns) {
   const auto b = random_values(n * k, 10);
   auto B = make_matrix<Mat<double>>(b, n, k);
   kacc::lapack::getrs(F, ipiv, B);
-  const auto x = stored(B);
-  for (std::size_t j = 0; j < k; ++j) {
-    std::vector<double> xj(n), bj(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      xj[i] = x[i * k + j];
-      bj[i] = b[i * k + j];
-    }
-    expect_small_residual(a, n, xj, bj, 0x1p-53);
-  }
+  expect_small_residuals(a, n, k, stored(B), b, 0x1p-53);
   kacc::lapack::getrs(F, ipiv, Mat<double>("B", n, 0));
 }
 
