@@ -669,8 +669,12 @@ void expect_columns_refined_together(std::size_t n, factor_format f, residual_pr
       const double exact = backward_error(a, bj, xs);
       if (fp64_x) {
         EXPECT_LE(exact, 2 * std::max(fp64_lu_backward_error(a, bj), 0x1p-53));
-        EXPECT_GT(s.backward_error, 0.5 * exact);
-        EXPECT_LT(s.backward_error, 2 * exact);
+        // The reported backward error is from an fp64 residual, whose rounding errors are of
+        // the order of a residual at the unit roundoff (2.1 times the exact value in a Debug
+        // build without FMA, which failed a factor 2): a factor 4 still rejects 0 or an
+        // earlier step's residual.
+        EXPECT_GT(s.backward_error, 0.25 * exact);
+        EXPECT_LT(s.backward_error, 4 * exact);
       } else {  // X rounds the solution to fp32, as it does the solution alone
         std::vector<double> rounded = stored(xj);
         for (double& v : rounded) v = static_cast<float>(v);
