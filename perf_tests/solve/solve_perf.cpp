@@ -10,13 +10,16 @@
 //
 //   kacc-perf-solve [--quick|--full] [--out DIR] [--sizes=N,...] [--kappas=K,...]
 //                   [--sigma=geometric,arithmetic,clustered] [--reps=R] [--gemm-sizes=N,...]
-//                   [--no-gemm] [--no-solve] [--variants=WORD,...]
+//                   [--no-gemm] [--no-solve] [--variants=WORD,...] [--nrhs=K]
 //
 // Levels (sizes / gemm sizes / repetitions): --quick 256 / 256 / 1, default 4096 / 4096 / 1,
 // --full 2048,4096,8192 / 4096,8192 / 3; kappas 1e2,1e6,1e8,1e12 and spectra geometric and
 // arithmetic at every level; GEMM runs at least 3 repetitions. --variants runs only the gesv_ir
 // variants whose names contain one of the words (dgesv and dsgesv always run; "unpolished" runs
-// only when named).
+// only when named). --nrhs=K solves K right-hand sides per system (default 1): dgesv and
+// dsgesv with NRHS = K, gesv_ir with rank-2 B and X; a gesv_ir variant counts as converged
+// when every column did, its steps are the most of any column, its GMRES iterations the sum,
+// and every backward error is the worst column's.
 //
 // Prints one line per (n, kappa, spectrum, variant): median seconds, ratios to dgesv and
 // dsgesv, refinement steps (GMRES iterations), backward error ||b - A x|| / (||A|| ||x|| +
@@ -187,10 +190,9 @@ std::vector<double> conditioned(int n, const orthogonal_pair& q, double kappa, s
 }
 
 /// ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf), residual in fp64.
-double backward_error(int n, const std::vector<double>& a, const std::vector<double>& b,
-                      const double* x) {
-  std::vector<double> r(b);
-  cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, a.data(), n, x, 1, 1.0, r.data(), 1);
+double backward_error(int n, const double* a, const double* b, const double* x) {
+  std::vector<double> r(b, b + n);
+  cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, a, n, x, 1, 1.0, r.data(), 1);
   double rn = 0, an = 0, xn = 0, bn = 0;
   std::vector<double> rows(n, 0.0);
   for (int j = 0; j < n; ++j)
@@ -204,6 +206,19 @@ double backward_error(int n, const std::vector<double>& a, const std::vector<dou
     bn = std::max(bn, std::fabs(b[i]));
   }
   return rn / (an * xn + bn);
+}
+
+/// The worst backward_error of the k columns of B and X (n x k, column-major); NaN when
+/// one is NaN.
+double backward_error(int n, int k, const std::vector<double>& a, const std::vector<double>& b,
+                      const double* x) {
+  double worst = 0;
+  for (int j = 0; j < k; ++j) {
+    const std::size_t at = std::size_t(j) * n;
+    const double e = backward_error(n, a.data(), b.data() + at, x + at);
+    if (!(e <= worst)) worst = e;
+  }
+  return worst;
 }
 
 /// How one call of a variant ended, as the solver itself reported it.
@@ -291,35 +306,38 @@ struct engines {
 /// Times every variant on one system. warm_up runs each once untimed first (the first case of
 /// a size: the engines' storage is then touched before any variant is timed, as dsgesv's
 /// workspace is when it is allocated).
-void solve_case(int n, const orthogonal_pair& q, double kappa, spectrum d, int reps, bool warm_up,
-                const std::string& filter, engines& e, std::vector<solve_row>& rows) {
+void solve_case(int n, int k, const orthogonal_pair& q, double kappa, spectrum d, int reps,
+                bool warm_up, const std::string& filter, engines& e, std::vector<solve_row>& rows) {
   const auto a = conditioned(n, q, kappa, d);
-  std::vector<double> b(n);
+  std::vector<double> b(std::size_t(n) * k);
   std::mt19937_64 gen(3);
   std::uniform_real_distribution<double> u(-1, 1);
   for (auto& e : b) e = u(gen);
   Matrix A("A", n, n);
   std::copy(a.begin(), a.end(), A.data());
-  Vector B("b", n), X("x", n);
-  std::copy(b.begin(), b.end(), B.data());
-  std::vector<double> work(a), x(n), dwork(n, 0.0), rhs(b);
-  std::vector<float> swork(std::size_t(n) * (n + 1));
+  // B and X as vectors for one right-hand side (gesv_ir's rank-1 call), as n x k matrices
+  // for several; the same memory.
+  Matrix Bs("B", n, k), Xs("X", n, k);
+  std::copy(b.begin(), b.end(), Bs.data());
+  const Vector B = Kokkos::subview(Bs, Kokkos::ALL(), 0), X = Kokkos::subview(Xs, Kokkos::ALL(), 0);
+  std::vector<double> work(a), x(b.size()), dwork(b.size(), 0.0), rhs(b);
+  std::vector<float> swork(std::size_t(n) * (n + k));
   std::vector<int> ipiv(n);
   std::vector<variant> vs;
-  vs.push_back({"dgesv", "lapack", "fp64", "none", [&, n] {
+  vs.push_back({"dgesv", "lapack", "fp64", "none", [&, n, k] {
                   work = a;
                   rhs = b;
-                  int info, one = 1;
-                  dgesv_(&n, &one, work.data(), &n, ipiv.data(), rhs.data(), &n, &info);
+                  int info;
+                  dgesv_(&n, &k, work.data(), &n, ipiv.data(), rhs.data(), &n, &info);
                   return ending{info == 0 ? "direct" : "failed", "info_" + std::to_string(info), 0,
-                                0, backward_error(n, a, b, rhs.data())};
+                                0, backward_error(n, k, a, b, rhs.data())};
                 }});
-  vs.push_back({"dsgesv", "lapack", "fp32", "classic", [&, n] {
+  vs.push_back({"dsgesv", "lapack", "fp32", "classic", [&, n, k] {
                   work = a;
-                  int iter, info, one = 1;
-                  dsgesv_(&n, &one, work.data(), &n, ipiv.data(), b.data(), &n, x.data(), &n,
+                  int iter, info;
+                  dsgesv_(&n, &k, work.data(), &n, ipiv.data(), b.data(), &n, x.data(), &n,
                           dwork.data(), swork.data(), &iter, &info);
-                  const double be = backward_error(n, a, b, x.data());
+                  const double be = backward_error(n, k, a, b, x.data());
                   if (info != 0) return ending{"failed", "info_" + std::to_string(info), 0, 0, be};
                   if (iter < 0) return ending{"fell_back", dsgesv_reason(iter), 0, 0, be};
                   return ending{"converged", "none", iter, 0, be};
@@ -353,14 +371,26 @@ void solve_case(int n, const orthogonal_pair& q, double kappa, spectrum d, int r
     o.factors = c.f;
     o.method = c.m;
     o.polish = c.polish;
-    vs.push_back({c.name, c.openblas ? "openblas" : "kacc_lu", c.factors, c.method, [&, o, c, n] {
-                    const auto s = c.openblas ? kacc::solve::gesv_ir(Host(), A, B, X, o, e.openblas)
-                                   : c.f == kacc::solve::factor_format::fp16
-                                       ? kacc::solve::gesv_ir(Host(), A, B, X, o, e.fp16)
-                                       : kacc::solve::gesv_ir(Host(), A, B, X, o, e.fp32);
-                    return ending{kacc::solve::to_string(s.outcome),
-                                  kacc::solve::to_string(s.reason), s.outer_iterations,
-                                  s.inner_iterations, backward_error(n, a, b, X.data())};
+    auto run = [&, o, c](const auto& b_view, const auto& x_view) {
+      return c.openblas ? kacc::solve::gesv_ir(Host(), A, b_view, x_view, o, e.openblas)
+             : c.f == kacc::solve::factor_format::fp16
+                 ? kacc::solve::gesv_ir(Host(), A, b_view, x_view, o, e.fp16)
+                 : kacc::solve::gesv_ir(Host(), A, b_view, x_view, o, e.fp32);
+    };
+    vs.push_back({c.name, c.openblas ? "openblas" : "kacc_lu", c.factors, c.method, [&, run, n, k] {
+                    const std::vector<kacc::solve::ir_status> statuses =
+                        k == 1 ? std::vector<kacc::solve::ir_status>{run(B, X)} : run(Bs, Xs);
+                    ending end{"converged", "none", 0, 0, backward_error(n, k, a, b, Xs.data())};
+                    for (const auto& s : statuses) {
+                      if (s.outcome != kacc::solve::ir_outcome::converged &&
+                          end.outcome == "converged") {
+                        end.outcome = kacc::solve::to_string(s.outcome);
+                        end.reason = kacc::solve::to_string(s.reason);
+                      }
+                      end.outer = std::max(end.outer, s.outer_iterations);
+                      end.inner += s.inner_iterations;
+                    }
+                    return end;
                   }});
   }
   if (warm_up) {
@@ -541,6 +571,7 @@ int main(int argc, char* argv[]) {
           "kacc-perf-solve [--quick|--full] [--out DIR] [--sizes=N,...] [--kappas=K,...]\n"
           "                [--sigma=geometric,arithmetic,clustered] [--reps=R]\n"
           "                [--gemm-sizes=N,...] [--no-gemm] [--no-solve] [--variants=WORD,...]\n"
+          "                [--nrhs=K]\n"
           "gesv_ir (kacc's LU and an OpenBLAS sgetrf engine) against OpenBLAS dgesv and dsgesv on\n"
           "matrices of prescribed condition number, and kacc gemm against dgemm; writes\n"
           "solve_speed.csv, solve_gemm.csv, solve_summary.csv and solve.json into --out (default:\n"
@@ -549,7 +580,8 @@ int main(int argc, char* argv[]) {
           "  4096 / 4096 / 1, --full 2048,4096,8192 / 4096,8192 / 3; kappas 1e2,1e6,1e8,1e12\n"
           "  and spectra geometric,arithmetic at every level (GEMM: at least 3 repetitions);\n"
           "  the options override them\n"
-          "  --variants  only the gesv_ir variants whose names contain one of the words\n"))
+          "  --variants  only the gesv_ir variants whose names contain one of the words\n"
+          "  --nrhs      right-hand sides per system (default 1; gesv_ir takes rank-2 B and X)\n"))
     return 0;
   const auto parsed = kacc_perf::parse_options_or_report(argc, argv, "kacc-perf-solve");
   if (!parsed) return 2;
@@ -565,7 +597,7 @@ int main(int argc, char* argv[]) {
                                           : std::vector<double>{4096};
   std::vector<double> kappas = {1e2, 1e6, 1e8, 1e12};
   std::vector<spectrum> spectra = {spectrum::geometric, spectrum::arithmetic};
-  int reps = full ? 3 : 1;
+  int reps = full ? 3 : 1, nrhs = 1;
   bool gemm = true, solve = true;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
@@ -581,6 +613,8 @@ int main(int argc, char* argv[]) {
       kappas = list(value("--kappas="));
     } else if (a.rfind("--reps=", 0) == 0) {
       reps = std::atoi(value("--reps=").c_str());
+    } else if (a.rfind("--nrhs=", 0) == 0) {
+      nrhs = std::atoi(value("--nrhs=").c_str());
     } else if (a == "--no-gemm") {
       gemm = false;
     } else if (a == "--no-solve") {
@@ -613,10 +647,10 @@ int main(int argc, char* argv[]) {
       std::all_of(sizes.begin(), sizes.end(), [](double n) { return n >= 1; }) &&
       std::all_of(gemm_sizes.begin(), gemm_sizes.end(), [](double n) { return n >= 1; });
   const bool kappas_ok = std::all_of(kappas.begin(), kappas.end(), [](double k) { return k >= 1; });
-  if (!sizes_ok || !kappas_ok || reps < 1 || spectra.empty()) {
+  if (!sizes_ok || !kappas_ok || reps < 1 || nrhs < 1 || spectra.empty()) {
     fmt::print(stderr,
-               "kacc-perf-solve: sizes must be >= 1, kappas >= 1, --reps >= 1 and --sigma must "
-               "name a spectrum\n");
+               "kacc-perf-solve: sizes must be >= 1, kappas >= 1, --reps >= 1, --nrhs >= 1 and "
+               "--sigma must name a spectrum\n");
     return 1;
   }
   const auto peer = kacc_perf::equalise_openblas_threads();
@@ -634,7 +668,7 @@ int main(int argc, char* argv[]) {
       bool first = true;
       for (spectrum d : spectra)
         for (double kappa : kappas) {
-          solve_case(n, q, kappa, d, reps, first, filter, e, rows);
+          solve_case(n, nrhs, q, kappa, d, reps, first, filter, e, rows);
           first = false;
         }
     }
@@ -642,14 +676,14 @@ int main(int argc, char* argv[]) {
   std::string speed =
       "n,kappa,sigma,variant,engine,factors,refinement,threads,reps,time_median_s,time_min_s,"
       "vs_dgesv,vs_dsgesv,outcome,reason,outer_iterations,inner_iterations,backward_error,"
-      "dgesv_backward_error\n";
+      "dgesv_backward_error,nrhs\n";
   for (const auto& r : rows)
-    speed += fmt::format("{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.n,
-                         r.kappa, spectrum_name(r.sigma), r.variant, r.engine, r.factors,
-                         r.refinement, peer.requested, reps, csv_number(r.median),
-                         csv_number(r.best), csv_number(r.vs_dgesv), csv_number(r.vs_dsgesv),
-                         r.end.outcome, r.end.reason, r.end.outer, r.end.inner,
-                         csv_number(r.end.backward_error), csv_number(r.dgesv_backward_error));
+    speed += fmt::format(
+        "{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.n, r.kappa,
+        spectrum_name(r.sigma), r.variant, r.engine, r.factors, r.refinement, peer.requested, reps,
+        csv_number(r.median), csv_number(r.best), csv_number(r.vs_dgesv), csv_number(r.vs_dsgesv),
+        r.end.outcome, r.end.reason, r.end.outer, r.end.inner, csv_number(r.end.backward_error),
+        csv_number(r.dgesv_backward_error), nrhs);
   std::string gemm_csv = "n,variant,threads,reps,time_median_s,gflops,vs_dgemm\n";
   for (const auto& g : gemm_rows)
     gemm_csv +=
@@ -677,6 +711,7 @@ int main(int argc, char* argv[]) {
                              {"kappas", number_list(kappas)},
                              {"spectra", spectra_names},
                              {"repetitions", std::to_string(reps)},
+                             {"nrhs", std::to_string(nrhs)},
                              {"threads", std::to_string(peer.requested)},
                              {"openblas_threads", std::to_string(peer.reported)},
                              {"openblas_cpus", peer.peer_cpus},
