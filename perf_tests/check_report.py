@@ -57,7 +57,7 @@ COMPONENTS = {
         "solve_speed.csv": ["n", "kappa", "sigma", "variant", "engine", "factors", "refinement",
                             "threads", "reps", "time_median_s", "time_min_s", "vs_dgesv",
                             "vs_dsgesv", "outcome", "reason", "outer_iterations",
-                            "inner_iterations", "backward_error", "dgesv_backward_error", "nrhs"],
+                            "inner_iterations", "backward_error", "dgesv_backward_error"],
         "solve_gemm.csv": ["n", "variant", "threads", "reps", "time_median_s", "gflops",
                            "vs_dgemm"],
         "solve_summary.csv": SUMMARY_COLS, "solve.json": None},
