@@ -387,7 +387,7 @@ void solve_case(int n, int k, const orthogonal_pair& q, double kappa, spectrum d
                  : kacc::solve::gesv_ir(Host(), A, b_view, x_view, o, e.fp32);
     };
     vs.push_back({c.name, c.openblas ? "openblas" : "kacc_lu", c.factors, c.method,
-                  [&, run, n, k] {
+                  [&, run, k] {
                     const std::vector<kacc::solve::ir_status> statuses =
                         k == 1 ? std::vector<kacc::solve::ir_status>{run(B, X)} : run(Bs, Xs);
                     ending end{"converged", "none", 0, 0};
