@@ -70,7 +70,10 @@ void check_mix(std::size_t m, std::size_t n, std::size_t k, bool ta, bool tb, do
 }
 
 /// Small sizes in every transpose pair and both shapes; with `large`, also sizes past one
-/// host tile in every direction (gemm_mc, gemm_nc, gemm_kc) and past one team tile.
+/// host tile in every direction (gemm_mc, gemm_nc, gemm_kc), past one team tile, and C of
+/// at most gemm_nr columns past two gemm_narrow_rows row blocks, K past two
+/// gemm_narrow_depth steps, in both transposes of A (one of them streams op(A) in
+/// gemm_host_narrow, whichever layout A has).
 template <class SA, class SB, class SC, class LA, class LB>
 void check_all(const char* name, bool large = false) {
   SCOPED_TRACE(name);
@@ -83,6 +86,10 @@ void check_all(const char* name, bool large = false) {
   if (!large) return;
   check_mix<shape::host, SA, SB, SC, LA, LB>(67, 131, 260, false, true, 1.0, 0.0);
   check_mix<shape::team, SA, SB, SC, LA, LB>(35, 33, 40, true, false, 1.0, 0.0);
+  for (int t = 0; t < 2; ++t) {
+    check_mix<shape::host, SA, SB, SC, LA, LB>(603, 16, 21, t, false, -1.0, 1.0);
+    check_mix<shape::host, SA, SB, SC, LA, LB>(515, 5, 16, t, true, 2.0, 0.0);
+  }
 }
 
 using L = Kokkos::LayoutLeft;

@@ -4,7 +4,9 @@
 /// beta C for any storage formats of A, B and C, one source for every precision mix.
 /// Host shape: each thread owns a tile of C and packs tiles of op(A) and op(B), converted
 /// to the arithmetic type, into its scratch, so the inner kernel is a register-blocked
-/// loop over plain arrays that compilers vectorise, whatever the formats. Team shape: a
+/// loop over plain arrays that compilers vectorise, whatever the formats; a C of at most
+/// gemm_nr columns with op(A) contiguous down its columns (the residuals and triangular
+/// updates of several right-hand sides) streams op(A) once instead. Team shape: a
 /// team owns a tile of C and stages tiles of op(A) and op(B) through team scratch.
 
 #include <kacc/blas/detail.hpp>
@@ -28,6 +30,14 @@ constexpr index_type gemm_nc = 128;
 constexpr index_type gemm_kc = 256;
 /// Entries of a column of op(B) converted at a time (by block loads) when packed.
 constexpr int gemm_pack_stage = 16;
+/// Rows of C one thread owns in the host kernel for narrow C (gemm_host_narrow): enough
+/// work items for two threads from 512 rows on, and its sums (gemm_nr columns) fill 32 KiB.
+constexpr index_type gemm_narrow_rows = 256;
+/// Columns of op(A) the host kernel for narrow C converts per register block.
+/// C = C - A X, A 4096^2 fp64 LayoutLeft, X 4096 x 16, 2 threads, medians of 7: 12.9 ms
+/// with 256 rows and 8 columns, 13.2 ms with 256 and 32, 17.2 ms with 128 and 16, 11.2 ms
+/// with 1024 and 8 (too few work items below 2048 rows); gemm_host 21.4 ms, dgemm 21.1 ms.
+constexpr index_type gemm_narrow_depth = 8;
 /// Rows and columns of a team-shape C tile, and depth of its staged tiles.
 constexpr index_type gemm_team_tile = 32;
 constexpr index_type gemm_team_depth = 32;
@@ -114,6 +124,75 @@ void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB
                             sums_type::shmem_size(MC * NC);
   Kokkos::parallel_for(
       label, policy_type(exec, tiles_i * tiles_j, 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
+      kernel);
+}
+
+/// Host shape, plain accumulator, C of at most gemm_nr columns and op(A) contiguous down
+/// its columns: each thread owns gemm_narrow_rows rows of C and walks all of K, converting
+/// gemm_narrow_depth columns of op(B) (zero-padded to gemm_nr) and then, a register block
+/// of gemm_mr rows at a time, the same columns of op(A) straight from memory. gemm_host
+/// would pack every op(A) tile for a single use, reading each column of it in runs of
+/// gemm_mc entries; here each column is read in runs of gemm_narrow_rows, ahead of the
+/// hardware prefetchers. (Rows of op(A) contiguous read slower this way: 41 against
+/// 33 ms in the shape of gemm_narrow_depth's figures, so they keep gemm_host.)
+template <class T, class Acc, class Exec, class MA, class MB, class Out>
+void gemm_host_narrow(const std::string& label, const Exec& exec, const MA& a, const MB& b,
+                      index_type m, index_type n, index_type k, const Out& out) {
+  constexpr index_type MR = gemm_mr, NR = gemm_nr, RB = gemm_narrow_rows, G = gemm_narrow_depth;
+  using policy_type = kacc::Impl::team_policy<Exec>;
+  using member_type = typename policy_type::member_type;
+  using tile_type = typename gemm_scratch<Exec, T, Acc>::tile_type;
+  using sums_type = typename gemm_scratch<Exec, T, Acc>::sums_type;
+  auto kernel = KOKKOS_LAMBDA(const member_type& team) {
+    const tile_type bt(team.team_scratch(1), G * NR);
+    const sums_type sums(team.team_scratch(1), RB * NR);
+    T* const bp = &bt(0);
+    Acc* const sp = &sums(0);
+    const index_type i0 = team.league_rank() * RB;
+    const index_type mb = m - i0 < RB ? m - i0 : RB, whole = mb / MR * MR;
+    for (index_type e = 0; e < RB * NR; ++e) sp[e] = Acc(0);
+    for (index_type k0 = 0; k0 < k; k0 += G) {
+      const index_type kb = k - k0 < G ? k - k0 : G;
+      for (index_type j = 0; j < NR; ++j) {
+        index_type kk = 0;
+        if (j < n && kb == G) {
+          T staged[G];
+          b.template load_along_i<G>(k0, j, staged);
+          for (; kk < G; ++kk) bp[kk * NR + j] = staged[kk];
+        }
+        for (; kk < G; ++kk) bp[kk * NR + j] = j < n && kk < kb ? convert<T>(b(k0 + kk, j)) : T(0);
+      }
+      for (index_type i = 0; i < mb; i += MR) {
+        // The same register block as gemm_host's, over a kb x MR tile of op(A) converted
+        // into a local array first: loading op(A) inside the FMA loop, with c loaded from
+        // the sums, measured 3.5-4x slower (GCC's vectoriser permuted c between registers).
+        T ar[G * MR];
+        for (index_type kk = 0; kk < kb; ++kk) {
+          if (i < whole) {
+            a.template load_along_i<MR>(i0 + i, k0 + kk, &ar[kk * MR]);
+          } else {
+            for (index_type r = 0; r < MR; ++r)
+              ar[kk * MR + r] = i + r < mb ? convert<T>(a(i0 + i + r, k0 + kk)) : T(0);
+          }
+        }
+        Acc c[MR][NR] = {};
+        for (index_type kk = 0; kk < kb; ++kk) {
+          T bv[NR];
+          for (index_type s = 0; s < NR; ++s) bv[s] = bp[kk * NR + s];
+          for (index_type r = 0; r < MR; ++r) {
+            const T av = ar[kk * MR + r];
+            for (index_type s = 0; s < NR; ++s) c[r][s] += av * bv[s];
+          }
+        }
+        for (index_type r = 0; r < MR; ++r)
+          for (index_type s = 0; s < NR; ++s) sp[(i + r) * NR + s] += c[r][s];
+      }
+    }
+    out.template store_tile<gemm_pack_stage>(i0, 0, mb, n, sums, NR);
+  };
+  const std::size_t bytes = tile_type::shmem_size(G * NR) + sums_type::shmem_size(RB * NR);
+  Kokkos::parallel_for(
+      label, policy_type(exec, (m + RB - 1) / RB, 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
       kernel);
 }
 
@@ -266,7 +345,11 @@ void gemm(const std::string& label, const Exec& exec, const T& alpha, const AV& 
   if constexpr (!accumulator_traits<Acc>::is_plain) {
     gemm_entries<T, Acc>(label, exec, a, b, m, n, k, out);
   } else if constexpr (Shape == shape::host) {
-    gemm_host<T, Acc>(label, exec, a, b, m, n, k, out);
+    if (n <= gemm_nr && !a.k_contiguous()) {
+      gemm_host_narrow<T, Acc>(label, exec, a, b, m, n, k, out);
+    } else {
+      gemm_host<T, Acc>(label, exec, a, b, m, n, k, out);
+    }
   } else {
     gemm_team<T, Acc>(label, exec, a, b, m, n, k, out);
   }
