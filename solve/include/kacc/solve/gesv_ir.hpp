@@ -590,11 +590,13 @@ void check_gesv_ir_arguments(const AV& A, const BV& b, const XV& x, const ir_opt
 }
 
 /// Classic refinement takes the columns of B together (refine_together) from this many
-/// on. Measured on the host (n = 4096, fp32 factors from sgetrf, 2 threads): with k = 4
-/// columns one after another took 0.71-0.73 s and together 0.75-0.76 s, with k = 8 0.88 s
-/// and 0.78 s (a GEMM residual of n x n x k for small k takes about as long as k GEMVs,
-/// and so does the multi-column solve).
-constexpr index_type ir_together_columns = 6;
+/// on. Measured on the host (kacc-perf-solve --sizes=4096 --kappas=1e2,1e6 --no-gemm
+/// --variants="classic openblas", fp32 factors from sgetrf, 2 threads; time / dsgesv for
+/// geometric and arithmetic sigma at kappa 1e2 and 1e6), one after another against
+/// together: k = 2 0.94-1.02 against 1.03-1.22, k = 3 1.02-1.21 against 1.02-1.24, k = 4
+/// 1.09-1.41 against 1.01-1.20 (a GEMM residual of n x n x k takes about as long for any
+/// k up to 16, about three GEMVs, and so does the multi-column solve).
+constexpr index_type ir_together_columns = 4;
 
 /// gesv_ir for each column of B (b itself when rank 1): one low-precision factorisation,
 /// then each column refined; the columns that fail share one fp64 factorisation.
