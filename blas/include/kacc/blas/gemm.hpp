@@ -54,6 +54,30 @@ struct gemm_scratch {
                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 };
 
+/// The host kernels' register block: sums[r * ld + s] += sum over kk < kb of
+/// a[kk * gemm_mr + r] b[kk * gemm_nr + s], for r < gemm_mr and s < gemm_nr (a and b packed
+/// k-major). One row of b in a local array, one entry of a at a time: GCC then keeps the
+/// block's sums in registers (indexing both tiles inside the innermost loop measured 10x
+/// slower: the sums went through memory).
+template <class Acc, class T>
+KOKKOS_FORCEINLINE_FUNCTION void add_register_block(const T* KOKKOS_RESTRICT a,
+                                                    const T* KOKKOS_RESTRICT b, const index_type kb,
+                                                    Acc* KOKKOS_RESTRICT sums,
+                                                    const index_type ld) {
+  constexpr index_type MR = gemm_mr, NR = gemm_nr;
+  Acc c[MR][NR] = {};
+  for (index_type kk = 0; kk < kb; ++kk) {
+    T bv[NR];
+    for (index_type s = 0; s < NR; ++s) bv[s] = b[kk * NR + s];
+    for (index_type r = 0; r < MR; ++r) {
+      const T av = a[kk * MR + r];
+      for (index_type s = 0; s < NR; ++s) c[r][s] += av * bv[s];
+    }
+  }
+  for (index_type r = 0; r < MR; ++r)
+    for (index_type s = 0; s < NR; ++s) sums[r * ld + s] += c[r][s];
+}
+
 /// Host shape, plain accumulator: see the file comment. The C tile's sums are kept in Acc
 /// in scratch across all of K, so C, whatever its format, is rounded once.
 template <class T, class Acc, class Exec, class MA, class MB, class Out>
@@ -97,26 +121,10 @@ void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB
         for (; kk < kb; ++kk)
           bp(((j / NR) * kb + kk) * NR + j % NR) = j < nb ? convert<T>(b(k0 + kk, j0 + j)) : T(0);
       }
-      for (index_type q = 0; q < np; ++q) {
-        const T* const bq = &bp(q * kb * NR);
-        for (index_type p = 0; p < mp; ++p) {
-          const T* const ar = &ap(p * kb * MR);
-          // One row of B in a local array, one entry of A at a time: GCC then keeps c in
-          // registers (indexing both packed tiles inside the innermost loop measured 10x
-          // slower: c went through memory).
-          Acc c[MR][NR] = {};
-          for (index_type kk = 0; kk < kb; ++kk) {
-            T bv[NR];
-            for (index_type s = 0; s < NR; ++s) bv[s] = bq[kk * NR + s];
-            for (index_type r = 0; r < MR; ++r) {
-              const T av = ar[kk * MR + r];
-              for (index_type s = 0; s < NR; ++s) c[r][s] += av * bv[s];
-            }
-          }
-          for (index_type r = 0; r < MR; ++r)
-            for (index_type s = 0; s < NR; ++s) sums((p * MR + r) * NC + q * NR + s) += c[r][s];
-        }
-      }
+      for (index_type q = 0; q < np; ++q)
+        for (index_type p = 0; p < mp; ++p)
+          add_register_block<Acc>(&ap(p * kb * MR), &bp(q * kb * NR), kb,
+                                  &sums(p * MR * NC + q * NR), NC);
     }
     out.template store_tile<gemm_pack_stage>(i0, j0, mb, nb, sums, NC);
   };
@@ -130,11 +138,11 @@ void gemm_host(const std::string& label, const Exec& exec, const MA& a, const MB
 /// Host shape, plain accumulator, C of at most gemm_nr columns and op(A) contiguous down
 /// its columns: each thread owns gemm_narrow_rows rows of C and walks all of K, converting
 /// gemm_narrow_depth columns of op(B) (zero-padded to gemm_nr) and then, a register block
-/// of gemm_mr rows at a time, the same columns of op(A) straight from memory. gemm_host
-/// would pack every op(A) tile for a single use, reading each column of it in runs of
-/// gemm_mc entries; here each column is read in runs of gemm_narrow_rows, ahead of the
-/// hardware prefetchers. (Rows of op(A) contiguous read slower this way: 41 against
-/// 33 ms in the shape of gemm_narrow_depth's figures, so they keep gemm_host.)
+/// of gemm_mr rows at a time, the same columns of op(A) straight from memory, so each of
+/// those columns is read down gemm_narrow_rows rows in turn. gemm_host would pack every
+/// op(A) tile for a single register block of C's columns. (Rows of op(A) contiguous read
+/// slower this way: 41 against 33 ms in the shape of gemm_narrow_depth's figures, so they
+/// keep gemm_host.)
 template <class T, class Acc, class Exec, class MA, class MB, class Out>
 void gemm_host_narrow(const std::string& label, const Exec& exec, const MA& a, const MB& b,
                       index_type m, index_type n, index_type k, const Out& out) {
@@ -163,9 +171,9 @@ void gemm_host_narrow(const std::string& label, const Exec& exec, const MA& a, c
         for (; kk < G; ++kk) bp[kk * NR + j] = j < n && kk < kb ? convert<T>(b(k0 + kk, j)) : T(0);
       }
       for (index_type i = 0; i < mb; i += MR) {
-        // The same register block as gemm_host's, over a kb x MR tile of op(A) converted
-        // into a local array first: loading op(A) inside the FMA loop, with c loaded from
-        // the sums, measured 3.5-4x slower (GCC's vectoriser permuted c between registers).
+        // gemm_host's register block, over a kb x MR tile of op(A) converted into a local
+        // array first: loading op(A) inside the FMA loop, with c loaded from the sums,
+        // measured 3.5-4x slower (GCC's vectoriser permuted c between registers).
         T ar[G * MR];
         for (index_type kk = 0; kk < kb; ++kk) {
           if (i < whole) {
@@ -175,17 +183,7 @@ void gemm_host_narrow(const std::string& label, const Exec& exec, const MA& a, c
               ar[kk * MR + r] = i + r < mb ? convert<T>(a(i0 + i + r, k0 + kk)) : T(0);
           }
         }
-        Acc c[MR][NR] = {};
-        for (index_type kk = 0; kk < kb; ++kk) {
-          T bv[NR];
-          for (index_type s = 0; s < NR; ++s) bv[s] = bp[kk * NR + s];
-          for (index_type r = 0; r < MR; ++r) {
-            const T av = ar[kk * MR + r];
-            for (index_type s = 0; s < NR; ++s) c[r][s] += av * bv[s];
-          }
-        }
-        for (index_type r = 0; r < MR; ++r)
-          for (index_type s = 0; s < NR; ++s) sp[(i + r) * NR + s] += c[r][s];
+        add_register_block<Acc>(ar, bp, kb, sp + i * NR, NR);
       }
     }
     out.template store_tile<gemm_pack_stage>(i0, 0, mb, n, sums, NR);
