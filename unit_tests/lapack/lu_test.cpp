@@ -182,14 +182,16 @@ TEST(Getrs, Solves) {
 
 // Several right-hand sides: each column of B solved by the blocked solve (diagonal
 // blocks of getrf's width, GEMM updates past them) in both loop shapes, B in either
-// layout and in fp64 or fp32 (rounded at every block), n across several blocks.
-template <shape Shape, class BS, class BLayout>
+// layout and in fp64 or fp32 (rounded at every block), the factors in either layout, n
+// across several blocks.
+template <shape Shape, class BS, class BLayout, class ALayout = Kokkos::LayoutLeft>
 void check_getrs_columns(std::size_t n, std::size_t k) {
   SCOPED_TRACE(::testing::Message()
                << "n=" << n << " k=" << k << " B=" << (kacc::Impl::format_of<Mat<BS, BLayout>>())
+               << " A=" << (kacc::Impl::layout_of<Mat<double, ALayout>>())
                << " shape=" << (Shape == shape::host ? "host" : "team"));
   const auto a = well_conditioned(n, 5 * n + k);
-  Mat<double> F = make_matrix<Mat<double>>(a, n, n);
+  auto F = make_matrix<Mat<double, ALayout>>(a, n, n);
   Pivots ipiv("ipiv", n);
   ASSERT_EQ(kacc::lapack::getrf(F, ipiv), 0);
   auto B = make_matrix<Mat<BS, BLayout>>(random_values(n * k, 6 * n + k), n, k);
@@ -208,6 +210,8 @@ TEST(Getrs, Columns) {
     }
     check_getrs_columns<shape::host, float, Kokkos::LayoutRight>(n, 5);
     check_getrs_columns<shape::team, float, Kokkos::LayoutRight>(n, 5);
+    // Rows of the factors contiguous: the host shape solves the diagonal blocks row by row.
+    check_getrs_columns<shape::host, double, Kokkos::LayoutLeft, Kokkos::LayoutRight>(n, 3);
   }
   // The public entry takes rank-2 B, and k = 0.
   const std::size_t n = 20, k = 2;

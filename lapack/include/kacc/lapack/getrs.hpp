@@ -22,6 +22,10 @@ void getrs_columns(const std::string& label, const Exec& exec, const AV& A, cons
   constexpr index_type NB = getrf_block<Shape>;
   using BT = typename BV::non_const_value_type;
   const index_type n = A.extent(0), k = B.extent(1);
+  // On the host a diagonal block is solved down its columns where they are contiguous
+  // (the sums of each column's block kept in a local array, as the row-by-row loop does
+  // per entry): the row-by-row loop strides through A, an entry per cache line.
+  const bool columns_contiguous = A.stride(0) <= A.stride(1);
   Kokkos::parallel_for(
       label + "_pivots", kacc::Impl::range(exec, 0, k), KOKKOS_LAMBDA(const index_type c) {
         for (index_type i = 0; i < n; ++i) {
@@ -39,6 +43,17 @@ void getrs_columns(const std::string& label, const Exec& exec, const AV& A, cons
     const index_type j1 = j0 + NB < n ? j0 + NB : n;
     Kokkos::parallel_for(
         label + "_l11", kacc::Impl::range(exec, 0, k), KOKKOS_LAMBDA(const index_type c) {
+          if constexpr (Shape == shape::host) {
+            if (columns_contiguous) {
+              T y[NB];
+              for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
+              for (index_type q = j0; q < j1; ++q)
+                for (index_type r = q + 1; r < j1; ++r)
+                  y[r - j0] -= convert<T>(A(r, q)) * y[q - j0];
+              for (index_type r = j0 + 1; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
+              return;
+            }
+          }
           for (index_type r = j0 + 1; r < j1; ++r) {
             T s = convert<T>(B(r, c));
             for (index_type q = j0; q < r; ++q) s -= convert<T>(A(r, q)) * convert<T>(B(q, c));
@@ -55,6 +70,18 @@ void getrs_columns(const std::string& label, const Exec& exec, const AV& A, cons
     const index_type j0 = j1 > NB ? j1 - NB : 0;
     Kokkos::parallel_for(
         label + "_u11", kacc::Impl::range(exec, 0, k), KOKKOS_LAMBDA(const index_type c) {
+          if constexpr (Shape == shape::host) {
+            if (columns_contiguous) {
+              T y[NB];
+              for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
+              for (index_type q = j1 - 1; q >= j0; --q) {
+                y[q - j0] /= convert<T>(A(q, q));
+                for (index_type r = j0; r < q; ++r) y[r - j0] -= convert<T>(A(r, q)) * y[q - j0];
+              }
+              for (index_type r = j0; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
+              return;
+            }
+          }
           for (index_type r = j1 - 1; r >= j0; --r) {
             T s = convert<T>(B(r, c));
             for (index_type q = r + 1; q < j1; ++q) s -= convert<T>(A(r, q)) * convert<T>(B(q, c));
