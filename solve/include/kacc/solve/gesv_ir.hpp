@@ -593,9 +593,9 @@ void check_gesv_ir_arguments(const AV& A, const BV& b, const XV& x, const ir_opt
 /// on. Measured on the host (kacc-perf-solve --sizes=4096 --kappas=1e2,1e6 --no-gemm
 /// --variants="classic openblas", fp32 factors from sgetrf, 2 threads; time / dsgesv for
 /// geometric and arithmetic sigma at kappa 1e2 and 1e6), one after another against
-/// together: k = 2 0.94-1.02 against 1.03-1.22, k = 3 1.02-1.21 against 1.02-1.24, k = 4
-/// 1.09-1.41 against 1.01-1.20 (a GEMM residual of n x n x k takes about as long for any
-/// k up to 16, about three GEMVs, and so does the multi-column solve).
+/// together: k = 2 0.95-0.99 against 1.04-1.23, k = 3 1.01-1.21 either way, k = 4
+/// 1.09-1.41 against 0.98-1.17 (a GEMM residual of n x n x k, and the multi-column
+/// solve, take about as long for any k up to 16).
 constexpr index_type ir_together_columns = 4;
 
 /// gesv_ir for each column of B (b itself when rank 1): one low-precision factorisation,
