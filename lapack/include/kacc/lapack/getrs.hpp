@@ -11,6 +11,65 @@ namespace lapack {
 
 namespace Impl {
 
+/// The diagonal blocks of getrs_columns: rows [j0, j1) of one column c of B solved with
+/// the block of L (unit diagonal) or U on those rows and columns, in T, each entry of B
+/// rounded to its format once. On the host, factors whose columns are contiguous are read
+/// down their columns, the block of B kept in a local array (the row-by-row loop strides
+/// through such factors, an entry per cache line). (A member, not code in the kernel's
+/// lambda: nvcc rejects an extended lambda's first capture of a variable inside
+/// `if constexpr`.)
+template <class T, shape Shape, class AV, class BV>
+struct diagonal_block_solve {
+  using BT = typename BV::non_const_value_type;
+  /// Rows of a diagonal block, at most.
+  static constexpr index_type block = getrf_block<Shape>;
+  AV A;                     ///< the factors
+  BV B;                     ///< the right-hand sides, solved in place
+  bool columns_contiguous;  ///< whether A's columns are contiguous in memory
+
+  /// The unit lower block: forward substitution.
+  KOKKOS_INLINE_FUNCTION void lower(const index_type j0, const index_type j1,
+                                    const index_type c) const {
+    if constexpr (Shape == shape::host) {
+      if (columns_contiguous) {
+        T y[block];
+        for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
+        for (index_type q = j0; q < j1; ++q)
+          for (index_type r = q + 1; r < j1; ++r) y[r - j0] -= convert<T>(A(r, q)) * y[q - j0];
+        for (index_type r = j0 + 1; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
+        return;
+      }
+    }
+    for (index_type r = j0 + 1; r < j1; ++r) {
+      T s = convert<T>(B(r, c));
+      for (index_type q = j0; q < r; ++q) s -= convert<T>(A(r, q)) * convert<T>(B(q, c));
+      B(r, c) = convert<BT>(s);
+    }
+  }
+
+  /// The upper block: backward substitution.
+  KOKKOS_INLINE_FUNCTION void upper(const index_type j0, const index_type j1,
+                                    const index_type c) const {
+    if constexpr (Shape == shape::host) {
+      if (columns_contiguous) {
+        T y[block];
+        for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
+        for (index_type q = j1 - 1; q >= j0; --q) {
+          y[q - j0] /= convert<T>(A(q, q));
+          for (index_type r = j0; r < q; ++r) y[r - j0] -= convert<T>(A(r, q)) * y[q - j0];
+        }
+        for (index_type r = j0; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
+        return;
+      }
+    }
+    for (index_type r = j1 - 1; r >= j0; --r) {
+      T s = convert<T>(B(r, c));
+      for (index_type q = r + 1; q < j1; ++q) s -= convert<T>(A(r, q)) * convert<T>(B(q, c));
+      B(r, c) = convert<BT>(s / convert<T>(A(r, r)));
+    }
+  }
+};
+
 /// getrs for the k columns of B after the argument checks (n, k non-zero): the
 /// interchanges and the two triangular solves by blocks of getrf's width, each diagonal
 /// block solved a column per thread and the rows past it updated by one GEMM, so the
@@ -22,10 +81,7 @@ void getrs_columns(const std::string& label, const Exec& exec, const AV& A, cons
   constexpr index_type NB = getrf_block<Shape>;
   using BT = typename BV::non_const_value_type;
   const index_type n = A.extent(0), k = B.extent(1);
-  // On the host a diagonal block is solved down its columns where they are contiguous
-  // (the sums of each column's block kept in a local array, as the row-by-row loop does
-  // per entry): the row-by-row loop strides through A, an entry per cache line.
-  const bool columns_contiguous = A.stride(0) <= A.stride(1);
+  const diagonal_block_solve<T, Shape, AV, BV> diagonal{A, B, A.stride(0) <= A.stride(1)};
   Kokkos::parallel_for(
       label + "_pivots", kacc::Impl::range(exec, 0, k), KOKKOS_LAMBDA(const index_type c) {
         for (index_type i = 0; i < n; ++i) {
@@ -42,24 +98,8 @@ void getrs_columns(const std::string& label, const Exec& exec, const AV& A, cons
   for (index_type j0 = 0; j0 < n; j0 += NB) {
     const index_type j1 = j0 + NB < n ? j0 + NB : n;
     Kokkos::parallel_for(
-        label + "_l11", kacc::Impl::range(exec, 0, k), KOKKOS_LAMBDA(const index_type c) {
-          if constexpr (Shape == shape::host) {
-            if (columns_contiguous) {
-              T y[NB];
-              for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
-              for (index_type q = j0; q < j1; ++q)
-                for (index_type r = q + 1; r < j1; ++r)
-                  y[r - j0] -= convert<T>(A(r, q)) * y[q - j0];
-              for (index_type r = j0 + 1; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
-              return;
-            }
-          }
-          for (index_type r = j0 + 1; r < j1; ++r) {
-            T s = convert<T>(B(r, c));
-            for (index_type q = j0; q < r; ++q) s -= convert<T>(A(r, q)) * convert<T>(B(q, c));
-            B(r, c) = convert<BT>(s);
-          }
-        });
+        label + "_l11", kacc::Impl::range(exec, 0, k),
+        KOKKOS_LAMBDA(const index_type c) { diagonal.lower(j0, j1, c); });
     if (j1 < n)
       blas::Impl::gemm<T, Acc, Shape, false, false>(
           label + "_l21", exec, T(-1), detail::block(A, j1, n, j0, j1),
@@ -69,25 +109,8 @@ void getrs_columns(const std::string& label, const Exec& exec, const AV& A, cons
   for (index_type j1 = n; j1 > 0; j1 = j1 > NB ? j1 - NB : 0) {
     const index_type j0 = j1 > NB ? j1 - NB : 0;
     Kokkos::parallel_for(
-        label + "_u11", kacc::Impl::range(exec, 0, k), KOKKOS_LAMBDA(const index_type c) {
-          if constexpr (Shape == shape::host) {
-            if (columns_contiguous) {
-              T y[NB];
-              for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
-              for (index_type q = j1 - 1; q >= j0; --q) {
-                y[q - j0] /= convert<T>(A(q, q));
-                for (index_type r = j0; r < q; ++r) y[r - j0] -= convert<T>(A(r, q)) * y[q - j0];
-              }
-              for (index_type r = j0; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
-              return;
-            }
-          }
-          for (index_type r = j1 - 1; r >= j0; --r) {
-            T s = convert<T>(B(r, c));
-            for (index_type q = r + 1; q < j1; ++q) s -= convert<T>(A(r, q)) * convert<T>(B(q, c));
-            B(r, c) = convert<BT>(s / convert<T>(A(r, r)));
-          }
-        });
+        label + "_u11", kacc::Impl::range(exec, 0, k),
+        KOKKOS_LAMBDA(const index_type c) { diagonal.upper(j0, j1, c); });
     if (j0 > 0)
       blas::Impl::gemm<T, Acc, Shape, false, false>(
           label + "_u12", exec, T(-1), detail::block(A, 0, j0, j0, j1),
