@@ -27,16 +27,29 @@ struct diagonal_block_solve {
   BV B;                     ///< the right-hand sides, solved in place
   bool columns_contiguous;  ///< whether A's columns are contiguous in memory
 
+  /// Rows [j0, j1) of column c of B into y[0, j1 - j0), in T.
+  KOKKOS_INLINE_FUNCTION void load(const index_type j0, const index_type j1, const index_type c,
+                                   T* const y) const {
+    for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
+  }
+
+  /// y (rows [j0, j1) of column c, as load gave them) back into rows [from, j1) of B, each
+  /// rounded to B's format once.
+  KOKKOS_INLINE_FUNCTION void store(const index_type j0, const index_type from, const index_type j1,
+                                    const index_type c, const T* const y) const {
+    for (index_type r = from; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
+  }
+
   /// The unit lower block: forward substitution.
   KOKKOS_INLINE_FUNCTION void lower(const index_type j0, const index_type j1,
                                     const index_type c) const {
     if constexpr (Shape == shape::host) {
       if (columns_contiguous) {
         T y[block];
-        for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
+        load(j0, j1, c, y);
         for (index_type q = j0; q < j1; ++q)
           for (index_type r = q + 1; r < j1; ++r) y[r - j0] -= convert<T>(A(r, q)) * y[q - j0];
-        for (index_type r = j0 + 1; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
+        store(j0, j0 + 1, j1, c, y);
         return;
       }
     }
@@ -53,12 +66,12 @@ struct diagonal_block_solve {
     if constexpr (Shape == shape::host) {
       if (columns_contiguous) {
         T y[block];
-        for (index_type r = j0; r < j1; ++r) y[r - j0] = convert<T>(B(r, c));
+        load(j0, j1, c, y);
         for (index_type q = j1 - 1; q >= j0; --q) {
           y[q - j0] /= convert<T>(A(q, q));
           for (index_type r = j0; r < q; ++r) y[r - j0] -= convert<T>(A(r, q)) * y[q - j0];
         }
-        for (index_type r = j0; r < j1; ++r) B(r, c) = convert<BT>(y[r - j0]);
+        store(j0, j0, j1, c, y);
         return;
       }
     }
