@@ -543,15 +543,20 @@ std::vector<target> targets(const std::vector<solve_row>& rows, const std::vecto
                    reach("ir fp16 gmres kacc-lu", d), 1e6, true, "no fallback"});
   }
   // Every converged gesv_ir solve of the run, every size: backward error within 2x dgesv's.
+  // The unpolished ablation stops at the tolerance on purpose, above dgesv's error.
   int converged = 0, worse = 0;
   for (const auto& r : rows) {
-    if (r.engine == "lapack" || r.end.outcome != "converged") continue;
+    if (r.engine == "lapack" || r.end.outcome != "converged" ||
+        r.variant.find("unpolished") != std::string::npos)
+      continue;
     ++converged;
     if (!(r.end.backward_error <= 2 * r.dgesv_backward_error)) ++worse;
   }
   out.push_back({"converged gesv_ir solves with a backward error above 2x dgesv's (or NaN)",
                  converged ? double(worse) : nan, 0, false,
-                 fmt::format("of {} converged solves, every size", converged)});
+                 fmt::format("of {} converged solves, every size, the unpolished ablation "
+                             "left out",
+                             converged)});
   int gn = 0;
   for (const auto& g : gemm) gn = std::max(gn, g.n);
   auto gflops = [&](const std::string& v) {
