@@ -226,6 +226,44 @@ TEST(Getrs, Columns) {
   kacc::lapack::getrs(F, ipiv, Mat<double>("B", n, 0));
 }
 
+// A rank-2 B of up to getrs_columns_one_by_one columns is solved a column at a time: each
+// column has the bits of its rank-1 solve, B in either layout and format.
+template <class BS, class BLayout>
+void check_few_columns_as_rank_one(std::size_t n, std::size_t k) {
+  SCOPED_TRACE(::testing::Message()
+               << "n=" << n << " k=" << k << " B=" << (kacc::Impl::format_of<Mat<BS, BLayout>>()));
+  const auto a = well_conditioned(n, 11 * n + k);
+  auto F = make_matrix<Mat<float>>(a, n, n);
+  Pivots ipiv("ipiv", n);
+  ASSERT_EQ(kacc::lapack::getrf<double>(F, ipiv), 0);
+  const auto b = random_values(n * k, 12 * n + k);
+  auto B = make_matrix<Mat<BS, BLayout>>(b, n, k);
+  const auto stored_b = stored(B);
+  kacc::lapack::getrs<double>(F, ipiv, B);
+  const auto x = stored(B);
+  for (std::size_t j = 0; j < k; ++j) {
+    std::vector<double> bj(n);
+    for (std::size_t i = 0; i < n; ++i) bj[i] = stored_b[i * k + j];
+    auto v = make_vector<kacc::View<double*, Kokkos::HostSpace, kacc::StoredAs<BS>>>(bj);
+    kacc::lapack::getrs<double>(F, ipiv, v);
+    const auto xj = stored(v);
+    int differ = 0;
+    for (std::size_t i = 0; i < n; ++i) differ += xj[i] != x[i * k + j];
+    EXPECT_EQ(differ, 0) << "column " << j;
+  }
+}
+
+TEST(Getrs, FewColumnsAsRankOne) {
+  ASSERT_EQ(kacc::lapack::Impl::getrs_columns_one_by_one, 2);
+  for (std::size_t n : {1, 300}) {
+    for (std::size_t k : {1, 2}) {
+      check_few_columns_as_rank_one<double, Kokkos::LayoutLeft>(n, k);
+      check_few_columns_as_rank_one<double, Kokkos::LayoutRight>(n, k);
+      check_few_columns_as_rank_one<float, Kokkos::LayoutRight>(n, k);
+    }
+  }
+}
+
 TEST(Lapack, ArgumentsRejected) {
   Mat<double> A("A", 4, 3), S("S", 3, 3);
   Pivots p2("p", 2), p3("p", 3);

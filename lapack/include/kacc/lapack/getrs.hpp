@@ -83,6 +83,13 @@ struct diagonal_block_solve {
   }
 };
 
+/// Columns of B up to which getrs solves a rank-2 B a column at a time, each as a rank-1
+/// b, rather than by getrs_columns: its diagonal blocks take a column per thread, so one or
+/// two columns leave threads idle. Host, n = 4096, fp32 factors, fp64 arithmetic, 2
+/// threads, medians of 7 in five rounds, by blocks against column by column: k = 1 11.1-12.8
+/// against 4.5-6.0 ms, k = 2 11.0-12.5 against 9.0-11.4, k = 3 11.4-12.7 against 14.1-17.2.
+constexpr index_type getrs_columns_one_by_one = 2;
+
 /// getrs for the k columns of B after the argument checks (n, k non-zero): the
 /// interchanges and the two triangular solves by blocks of getrf's width, each diagonal
 /// block solved a column per thread and the rows past it updated by one GEMM, so the
@@ -137,7 +144,8 @@ void getrs_columns(const std::string& label, const Exec& exec, const AV& A, cons
 /// pivots ipiv: b's rows are interchanged as ipiv says, then kacc::blas::trsv solves with
 /// L (unit diagonal) and with U, computing in Arith and accumulating in Acc (defaults:
 /// the common arithmetic type of A and b, and Arith). With a rank-2 B (n x k, LAPACK's
-/// NRHS = k) every column is solved, the factors read once for all of them: the
+/// NRHS = k) every column is solved: up to Impl::getrs_columns_one_by_one columns each as
+/// a rank-1 b (the same bits), more with the factors read once for all of them: the
 /// triangular solves go by diagonal blocks, the rows past each block updated by one
 /// kacc::blas::gemm (so a column's rounding differs from its rank-1 solve's). A zero on
 /// U's diagonal (getrf's info > 0) gives IEEE results (inf or NaN in b), as in trsv.
@@ -160,7 +168,15 @@ void getrs(const Exec& exec, const AV& A, const IV& ipiv, const B& b) {
                               " has extents " + detail::extents_of(b));
   if constexpr (B::rank == 2) {
     KACC_REQUIRE_ACCESSIBLE(Exec, AV, "kacc::lapack::getrs", "A");
-    if (n == 0 || b.extent(1) == 0) return;
+    const index_type k = b.extent(1);
+    if (n == 0 || k == 0) return;
+    if (k <= Impl::getrs_columns_one_by_one) {
+      using kacc::subview;
+      using Kokkos::subview;
+      for (index_type c = 0; c < k; ++c)
+        getrs<Arith, Acc>(exec, A, ipiv, subview(b, Kokkos::ALL(), c));
+      return;
+    }
     using T = blas::detail::arith_t<Arith, AV, B>;
     const std::string label = std::string("kacc::lapack::getrs[A=") + kacc::Impl::format_of<AV>() +
                               "/" + kacc::Impl::layout_of<AV>() +
