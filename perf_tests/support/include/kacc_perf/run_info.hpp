@@ -19,14 +19,15 @@
 #include <string>
 #include <system_error>
 
-#ifndef KACC_GIT_REVISION
-#define KACC_GIT_REVISION "unknown"
-#endif
 #ifndef KACC_CXX_FLAGS
 #define KACC_CXX_FLAGS ""
 #endif
 
 namespace kacc_perf {
+
+/// The short git revision of kacc the program was built from ("-dirty" with changes to
+/// tracked files, "unknown" outside a git checkout); written at every build.
+const char* git_revision();
 
 enum class level { quick, standard, full };
 
@@ -224,7 +225,7 @@ inline std::string run_json(const std::string& program,
       {"compiler", __VERSION__},
       {"cxx_flags", KACC_CXX_FLAGS},
       {"kacc_version", KACC_VERSION_STRING},
-      {"git_revision", KACC_GIT_REVISION},
+      {"git_revision", git_revision()},
       {"last_level_cache_bytes", std::to_string(last_level_cache_bytes())},
   };
   for (const auto& [k, v] : extra) fields[k] = v;
