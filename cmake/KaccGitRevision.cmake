@@ -11,7 +11,9 @@ if(GIT)
                   RESULT_VARIABLE status)
   if(status EQUAL 0 AND head)
     set(revision ${head})
-    execute_process(COMMAND ${GIT} status --porcelain --untracked-files=no
+    # --no-optional-locks: a build must not take the index lock from a git command the
+    # user runs at the same time.
+    execute_process(COMMAND ${GIT} --no-optional-locks status --porcelain --untracked-files=no
                     WORKING_DIRECTORY ${SOURCE_DIR} OUTPUT_VARIABLE changes ERROR_QUIET)
     if(changes)
       string(APPEND revision -dirty)
