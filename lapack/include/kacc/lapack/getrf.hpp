@@ -34,6 +34,14 @@ auto block(const V& v, index_type r0, index_type r1, index_type c0, index_type c
                  Kokkos::pair<index_type, index_type>(c0, c1));
 }
 
+/// Column c of a rank-2 kacc or Kokkos view, as a rank-1 view.
+template <class V>
+auto column(const V& v, index_type c) {
+  using kacc::subview;
+  using Kokkos::subview;
+  return subview(v, Kokkos::ALL(), c);
+}
+
 }  // namespace detail
 
 namespace Impl {

@@ -171,10 +171,7 @@ void getrs(const Exec& exec, const AV& A, const IV& ipiv, const B& b) {
     const index_type k = b.extent(1);
     if (n == 0 || k == 0) return;
     if (k <= Impl::getrs_columns_one_by_one) {
-      using kacc::subview;
-      using Kokkos::subview;
-      for (index_type c = 0; c < k; ++c)
-        getrs<Arith, Acc>(exec, A, ipiv, subview(b, Kokkos::ALL(), c));
+      for (index_type c = 0; c < k; ++c) getrs<Arith, Acc>(exec, A, ipiv, detail::column(b, c));
       return;
     }
     using T = blas::detail::arith_t<Arith, AV, B>;
